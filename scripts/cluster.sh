@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The project's own PostgreSQL 15 cluster: never the system one.
+#   cluster.sh start | stop | clean | status | psql [psql args...] | dir
+# Data, socket and log live in one directory owned by the postgres user (PostgreSQL
+# refuses to run as root): .run/ in the checkout when postgres can reach it, otherwise a
+# folder under /var/tmp named after the checkout. Unix socket only, port $PG_DOF_PORT.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+. "$here/config.sh"
+repo="$(cd "$here/.." && pwd)"
+PORT="${PG_DOF_PORT:-5499}"
+DB="${PG_DOF_DB:-pg_dof}"
+
+as_postgres() { if [ "$(id -u)" = 0 ]; then sudo -u postgres "$@"; else "$@"; fi; }
+
+run_dir() {
+  local dir="$repo/.run"
+  mkdir -p "$dir"
+  [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
+  if as_postgres test -w "$dir" 2>/dev/null; then echo "$dir"; return; fi
+  # the checkout is under a folder postgres cannot enter (e.g. root's home)
+  dir="/var/tmp/pg_dof-run-$(echo "$repo" | cksum | cut -d' ' -f1)"
+  install -d -o postgres -g postgres "$dir"
+  echo "$dir"
+}
+
+RUN="$(run_dir)"
+DATA="$RUN/data"
+
+running() { [ -f "$DATA/postmaster.pid" ] && as_postgres "$PG_BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; }
+
+case "${1:-status}" in
+  start)
+    if [ ! -f "$DATA/PG_VERSION" ]; then
+      as_postgres "$PG_BIN/initdb" -D "$DATA" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >/dev/null
+    fi
+    if running; then
+      echo "cluster already running ($RUN, port $PORT)"
+    else
+      as_postgres "$PG_BIN/pg_ctl" -D "$DATA" -l "$RUN/postgresql.log" -w \
+        -o "-p $PORT -k $RUN -c listen_addresses=''" start >/dev/null
+      echo "cluster started ($RUN, port $PORT)"
+    fi
+    as_postgres "$PG_BIN/psql" -X -h "$RUN" -p "$PORT" -U postgres -d postgres -Atq \
+      -c "SELECT 1 FROM pg_database WHERE datname = '$DB'" | grep -q 1 \
+      || as_postgres "$PG_BIN/createdb" -h "$RUN" -p "$PORT" -U postgres "$DB"
+    ;;
+  stop)
+    if running; then as_postgres "$PG_BIN/pg_ctl" -D "$DATA" -m fast -w stop >/dev/null; echo "cluster stopped"; else echo "cluster not running"; fi
+    ;;
+  clean)
+    "$0" stop
+    rm -rf "$RUN"
+    echo "removed $RUN"
+    ;;
+  status)
+    if running; then echo "running: $RUN, port $PORT"; else echo "not running"; fi
+    ;;
+  psql)
+    shift
+    exec psql -X -h "$RUN" -p "$PORT" -U postgres -d "$DB" "$@"
+    ;;
+  dir)
+    echo "$RUN"
+    ;;
+  *)
+    echo "usage: $0 start|stop|clean|status|psql [args]|dir" >&2; exit 2
+    ;;
+esac

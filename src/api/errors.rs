@@ -1,0 +1,42 @@
+//! Core errors as PostgreSQL errors: a SQLSTATE, a lowercase message in pgvector's style,
+//! and a hint that names the setting or command that fixes it.
+
+use dof_core::embed::EmbedError;
+use dof_core::tokenize::TokenizeError;
+use pgrx::pg_sys::panic::ErrorReport;
+use pgrx::{PgLogLevel, PgSqlErrorCode};
+
+const SETUP_HINT: &str = "run `make setup` in the pg_dof source tree to install it";
+
+/// Raises `error` as an `ERROR`; never returns.
+pub fn raise_embed_error(error: EmbedError) -> ! {
+    use PgSqlErrorCode::*;
+    let (code, hint) = match &error {
+        EmbedError::InvalidModelName(_) => (ERRCODE_INVALID_PARAMETER_VALUE, "model names are folder names under pg_dof.model_dir".to_string()),
+        EmbedError::RuntimeMissing { .. } => (
+            ERRCODE_UNDEFINED_FILE,
+            format!("set pg_dof.onnxruntime_library to the path of libonnxruntime.so, or {SETUP_HINT}"),
+        ),
+        EmbedError::RuntimeLoad { .. } => (
+            ERRCODE_SYSTEM_ERROR,
+            format!("pg_dof.onnxruntime_library must name ONNX Runtime 1.31 or later; {SETUP_HINT}"),
+        ),
+        EmbedError::ModelMissing { .. } | EmbedError::Tokenizer(TokenizeError::Missing { .. }) => (
+            ERRCODE_UNDEFINED_FILE,
+            format!("check pg_dof.model_dir and the model name (each model is a folder with model.onnx and tokenizer.json), or {SETUP_HINT}"),
+        ),
+        EmbedError::ModelLoad { .. } | EmbedError::Tokenizer(TokenizeError::Load { .. }) => (
+            ERRCODE_INVALID_PARAMETER_VALUE,
+            "the model must be an ONNX encoder with inputs input_ids and attention_mask and output [batch, sequence, hidden], and tokenizer.json a Hugging Face tokenizer".to_string(),
+        ),
+        EmbedError::OutputShape(_) => (
+            ERRCODE_INVALID_PARAMETER_VALUE,
+            "pg_dof needs per-token states ([batch, sequence, hidden]) to pool; export the model without a pooling head".to_string(),
+        ),
+        EmbedError::Tokenizer(TokenizeError::Encode(_)) | EmbedError::Inference(_) => {
+            (ERRCODE_EXTERNAL_ROUTINE_EXCEPTION, "the server log may have ONNX Runtime's details".to_string())
+        }
+    };
+    ErrorReport::new(code, error.to_string(), "pg_dof").set_hint(hint).report(PgLogLevel::ERROR);
+    unreachable!("ERROR does not return")
+}

@@ -1,0 +1,204 @@
+//! A BERT-style encoder run by ONNX Runtime, loaded from a shared library at run time.
+//!
+//! The model takes `input_ids`, `attention_mask` (and `token_type_ids` when it declares
+//! it) and returns per-token states `[batch, sequence, hidden]`; pooling happens here so
+//! the same session serves whole-text embeddings and late chunking.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use ort::environment::Environment;
+use ort::session::{Session, SessionInputValue};
+use ort::value::Tensor;
+
+use super::pool::{l2_normalize, mean_pool};
+use super::{EmbedError, Embedder};
+use crate::tokenize::ModelTokenizer;
+
+/// One ONNX Runtime environment per process (a PostgreSQL backend). The library path of
+/// the first successful load wins for the life of the process.
+static ENVIRONMENT: OnceLock<Environment> = OnceLock::new();
+
+#[derive(Debug, Clone)]
+pub struct OnnxOptions {
+    /// ONNX Runtime intra-op threads for this session.
+    pub intra_threads: usize,
+    /// Longest token sequence the model accepts (512 for e5-small); longer inputs are
+    /// truncated to it, keeping the closing special token.
+    pub max_positions: usize,
+    /// Upper bound on `batch × padded length` per model call, so a batch of long texts
+    /// does not allocate attention for all of them at once.
+    pub batch_tokens: usize,
+}
+
+impl Default for OnnxOptions {
+    fn default() -> Self {
+        Self { intra_threads: 1, max_positions: 512, batch_tokens: 16 * 512 }
+    }
+}
+
+pub struct OnnxEmbedder {
+    session: Session,
+    tokenizer: ModelTokenizer,
+    takes_token_type_ids: bool,
+    dimension: usize,
+    options: OnnxOptions,
+}
+
+impl OnnxEmbedder {
+    /// Loads ONNX Runtime (once per process), the model and its tokenizer, and runs one
+    /// probe input to learn and check the output dimension.
+    pub fn load(
+        runtime_library: &Path,
+        model: &Path,
+        tokenizer: &Path,
+        options: OnnxOptions,
+    ) -> Result<Self, EmbedError> {
+        let environment = environment(runtime_library)?;
+        if !model.is_file() {
+            return Err(EmbedError::ModelMissing { path: model.to_path_buf() });
+        }
+        let tokenizer = ModelTokenizer::from_file(tokenizer)?;
+        let model_error = |reason: String| EmbedError::ModelLoad { path: model.to_path_buf(), reason };
+        let threads = options.intra_threads.max(1);
+        let session = with_signals_blocked(|| -> ort::Result<Session> {
+            Session::builder(environment)?
+                .with_intra_threads(threads)?
+                .with_inter_threads(1)?
+                .commit_from_file(model)
+        })
+        .map_err(|e| model_error(e.to_string()))?;
+        if session.inputs().iter().all(|input| input.name() != "input_ids") {
+            return Err(model_error("the model has no input named input_ids".into()));
+        }
+        let takes_token_type_ids = session.inputs().iter().any(|input| input.name() == "token_type_ids");
+        let mut embedder = Self { session, tokenizer, takes_token_type_ids, dimension: 0, options };
+        let probe = embedder.tokenizer.encode("", true)?.ids;
+        let (_, dimension) = embedder.run(&[&probe]).map_err(|e| model_error(e.to_string()))?;
+        embedder.dimension = dimension;
+        Ok(embedder)
+    }
+
+    pub fn tokenizer(&self) -> &ModelTokenizer {
+        &self.tokenizer
+    }
+
+    /// Token ids of `text` with special tokens, cut to the model's window.
+    fn model_input(&self, text: &str) -> Result<Vec<u32>, EmbedError> {
+        let mut ids = self.tokenizer.encode(text, true)?.ids;
+        let limit = self.options.max_positions.max(2);
+        if ids.len() > limit {
+            let closing = ids[ids.len() - 1];
+            ids.truncate(limit - 1);
+            ids.push(closing);
+        }
+        Ok(ids)
+    }
+
+    /// Runs one padded batch; returns each sequence's token states (unpadded, row-major
+    /// `len × dimension`) and the dimension.
+    fn run(&mut self, sequences: &[&[u32]]) -> Result<(Vec<Vec<f32>>, usize), EmbedError> {
+        let batch = sequences.len();
+        let width = sequences.iter().map(|s| s.len()).max().unwrap_or(0).max(1);
+        let pad = i64::from(self.tokenizer.pad_id());
+        let mut ids = vec![pad; batch * width];
+        let mut mask = vec![0i64; batch * width];
+        for (row, sequence) in sequences.iter().enumerate() {
+            for (col, &id) in sequence.iter().enumerate() {
+                ids[row * width + col] = i64::from(id);
+                mask[row * width + col] = 1;
+            }
+        }
+        let inference = |e: ort::Error| EmbedError::Inference(e.to_string());
+        let shape = [batch, width];
+        let mut inputs: Vec<(&str, SessionInputValue)> = vec![
+            ("input_ids", Tensor::from_array((shape, ids)).map_err(inference)?.into()),
+            ("attention_mask", Tensor::from_array((shape, mask)).map_err(inference)?.into()),
+        ];
+        if self.takes_token_type_ids {
+            let types = vec![0i64; batch * width];
+            inputs.push(("token_type_ids", Tensor::from_array((shape, types)).map_err(inference)?.into()));
+        }
+        let outputs = self.session.run(inputs).map_err(inference)?;
+        let (out_shape, states) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
+        let dims: Vec<i64> = out_shape.iter().copied().collect();
+        if dims.len() != 3 || dims[0] as usize != batch || dims[1] as usize != width || dims[2] <= 0 {
+            return Err(EmbedError::OutputShape(dims));
+        }
+        let dimension = dims[2] as usize;
+        let per_row = width * dimension;
+        let rows = sequences
+            .iter()
+            .enumerate()
+            .map(|(row, sequence)| states[row * per_row..row * per_row + sequence.len() * dimension].to_vec())
+            .collect();
+        Ok((rows, dimension))
+    }
+}
+
+impl Embedder for OnnxEmbedder {
+    fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    fn embed(&mut self, texts: &[&str], between_batches: &mut dyn FnMut()) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let inputs = texts.iter().map(|text| self.model_input(text)).collect::<Result<Vec<_>, _>>()?;
+        // Length-sorted batches keep padding (wasted attention) small.
+        let mut order: Vec<usize> = (0..inputs.len()).collect();
+        order.sort_by_key(|&i| inputs[i].len());
+        let mut vectors = vec![Vec::new(); inputs.len()];
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start + 1;
+            while end < order.len() && (end + 1 - start) * inputs[order[end]].len() <= self.options.batch_tokens {
+                end += 1;
+            }
+            let batch: Vec<&[u32]> = order[start..end].iter().map(|&i| inputs[i].as_slice()).collect();
+            let (states, dimension) = self.run(&batch)?;
+            for (&index, rows) in order[start..end].iter().zip(&states) {
+                let mut vector = mean_pool(rows, dimension, 0..inputs[index].len());
+                l2_normalize(&mut vector);
+                vectors[index] = vector;
+            }
+            start = end;
+            between_batches();
+        }
+        Ok(vectors)
+    }
+}
+
+fn environment(library: &Path) -> Result<&'static Environment, EmbedError> {
+    if let Some(environment) = ENVIRONMENT.get() {
+        return Ok(environment);
+    }
+    if !library.is_file() {
+        return Err(EmbedError::RuntimeMissing { path: library.to_path_buf() });
+    }
+    let load_error = |reason: String| EmbedError::RuntimeLoad { path: library.to_path_buf(), reason };
+    let builder = ort::init_from(library).map_err(|e| load_error(e.to_string()))?;
+    let environment = with_signals_blocked(|| builder.with_name("pg_dof").with_telemetry(false).build())
+        .map_err(|e| load_error(e.to_string()))?;
+    Ok(ENVIRONMENT.get_or_init(|| environment))
+}
+
+/// Runs `f` with every signal blocked in the calling thread. Threads ONNX Runtime starts
+/// inside `f` inherit that mask, so SIGINT, SIGALRM (statement_timeout) and SIGTERM are
+/// always delivered to the PostgreSQL backend's own thread, never to a pool thread.
+fn with_signals_blocked<R>(f: impl FnOnce() -> R) -> R {
+    struct RestoreMask(libc::sigset_t);
+    impl Drop for RestoreMask {
+        fn drop(&mut self) {
+            // SAFETY: restores the mask saved below for this same thread.
+            unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.0, std::ptr::null_mut()) };
+        }
+    }
+    // SAFETY: sigset_t is plain data; both calls only touch the calling thread's mask.
+    let _restore = unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut previous: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut previous);
+        RestoreMask(previous)
+    };
+    f()
+}

@@ -1,0 +1,10 @@
+//! `dof_core`: the parts of pg_dof that do not need PostgreSQL.
+//!
+//! Everything here is plain Rust, tested with `cargo test -p dof_core`. The pgrx crate at
+//! the workspace root is a thin layer that converts SQL arguments, calls into this crate,
+//! and maps [`embed::EmbedError`] and friends to SQLSTATEs.
+//!
+//! Threads started here (ONNX Runtime's) only ever see plain Rust data.
+
+pub mod embed;
+pub mod tokenize;

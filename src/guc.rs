@@ -1,0 +1,83 @@
+//! Every `pg_dof.*` setting, in one place, with typed accessors.
+
+use std::ffi::{CStr, CString};
+use std::path::PathBuf;
+
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
+use pgrx::pg_sys;
+
+/// Where `make setup` installs the ONNX Runtime library (scripts/config.sh, PG_DOF_HOME).
+const DEFAULT_ONNXRUNTIME_LIBRARY: &CStr = c"/usr/local/share/pg_dof/lib/libonnxruntime.so.1.31.1";
+/// Where `make setup` installs models, one folder per model name.
+const DEFAULT_MODEL_DIR: &CStr = c"/usr/local/share/pg_dof/models";
+const DEFAULT_MODEL: &CStr = c"multilingual-e5-small";
+/// Default intra-op threads when the setting is 0: the machine's cores, capped so that many
+/// connections embedding at once do not oversubscribe the CPU (PostgresML users hit that).
+const MAX_AUTO_THREADS: usize = 4;
+
+static ONNXRUNTIME_LIBRARY: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(DEFAULT_ONNXRUNTIME_LIBRARY));
+static MODEL_DIR: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(DEFAULT_MODEL_DIR));
+static DEFAULT_MODEL_NAME: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(DEFAULT_MODEL));
+static INTRA_OP_THREADS: GucSetting<i32> = GucSetting::<i32>::new(0);
+
+pub fn init() {
+    GucRegistry::define_string_guc(
+        c"pg_dof.onnxruntime_library",
+        c"Path of the ONNX Runtime shared library (libonnxruntime.so).",
+        c"Loaded by each backend on its first embedding; a change takes effect in new sessions. Superuser only.",
+        &ONNXRUNTIME_LIBRARY,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"pg_dof.model_dir",
+        c"Folder holding one sub-folder per embedding model (model.onnx + tokenizer.json).",
+        c"Files in it must be readable by the server's operating-system user. Superuser only.",
+        &MODEL_DIR,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"pg_dof.default_model",
+        c"Embedding model used when a function's model argument is NULL.",
+        c"The name of a sub-folder of pg_dof.model_dir.",
+        &DEFAULT_MODEL_NAME,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"pg_dof.intra_op_threads",
+        c"ONNX Runtime intra-op threads per backend (0 = number of cores, at most 4).",
+        c"Applies to models loaded after the change.",
+        &INTRA_OP_THREADS,
+        0,
+        64,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    // SAFETY: called from _PG_init, in the backend's main thread.
+    unsafe { pg_sys::MarkGUCPrefixReserved(c"pg_dof".as_ptr()) };
+}
+
+fn string_setting(setting: &GucSetting<Option<CString>>) -> String {
+    setting.get().map(|value| value.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+pub fn onnxruntime_library() -> PathBuf {
+    PathBuf::from(string_setting(&ONNXRUNTIME_LIBRARY))
+}
+
+pub fn model_dir() -> PathBuf {
+    PathBuf::from(string_setting(&MODEL_DIR))
+}
+
+pub fn default_model() -> String {
+    string_setting(&DEFAULT_MODEL_NAME)
+}
+
+pub fn intra_op_threads() -> usize {
+    match INTRA_OP_THREADS.get() {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_AUTO_THREADS),
+        n => n as usize,
+    }
+}

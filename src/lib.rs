@@ -1,0 +1,26 @@
+#![doc = include_str!("../README.md")]
+//! The pgrx layer: settings, the SQL functions in [`api`], and the per-backend model cache.
+//! All algorithms live in the `dof_core` crate.
+
+mod api;
+mod backend_models;
+mod guc;
+
+::pgrx::pg_module_magic!(name, version);
+
+#[pgrx::pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    // Settings only: ONNX Runtime is never started here (the postmaster would fork with
+    // live threads); each backend loads it on first use.
+    guc::init();
+}
+
+#[cfg(test)]
+pub mod pg_test {
+    pub fn setup(_options: Vec<&str>) {}
+
+    #[must_use]
+    pub fn postgresql_conf_options() -> Vec<&'static str> {
+        vec![]
+    }
+}
