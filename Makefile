@@ -1,0 +1,43 @@
+# pg_dof — two commands: `make run` (set up everything, build, start a local cluster,
+# load samples, report) and `make test` (every test tier). Both are idempotent.
+SHELL := /bin/bash
+PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
+export PG_CONFIG
+export PG_DOF_CACHE ?= /var/cache/pg_dof
+export CARGO_TARGET_DIR ?= $(PG_DOF_CACHE)/target
+ARGS ?=
+
+.PHONY: run test setup install start stop clean psql bench test-core test-pgrx test-regress
+
+run: install start ## set up, build, install, start the local cluster, load samples, report
+	@scripts/demo.sh
+
+test: setup ## core tests, pgrx tests, pg_regress golden tests (real PostgreSQL, pgvector, model)
+	@scripts/test.sh
+
+setup: ## apt packages, pgvector, cargo-pgrx, ONNX Runtime, the default model (skips what is there)
+	@scripts/setup.sh
+
+install: setup ## release build of the extension into PostgreSQL 15
+	@source scripts/config.sh && cargo pgrx install --release --pg-config "$(PG_CONFIG)" >/dev/null && echo "pg_dof installed into $$("$(PG_CONFIG)" --pkglibdir)"
+
+start: ## start the project's own cluster (never the system one)
+	@scripts/cluster.sh start
+
+stop: ## stop the local cluster
+	@scripts/cluster.sh stop
+
+clean: ## stop the local cluster and delete its data
+	@scripts/cluster.sh clean
+
+psql: ## psql on the local cluster; extra arguments through ARGS='-Atc "select 1"'
+	@scripts/cluster.sh psql $(ARGS)
+
+test-core:
+	@scripts/test.sh core
+
+test-pgrx:
+	@scripts/test.sh pgrx
+
+test-regress:
+	@scripts/test.sh regress

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs pg_dof's test tiers against real PostgreSQL 15, real pgvector and the real model.
+#   test.sh [core|pgrx|regress ...]    (default: all three, in that order)
+# Expects `make setup` to have run (the Makefile's test target does it first).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+. "$here/config.sh"
+repo="$(cd "$here/.." && pwd)"
+cd "$repo"
+tiers=("$@"); [ ${#tiers[@]} -gt 0 ] || tiers=(core pgrx regress)
+
+for tier in "${tiers[@]}"; do
+  case "$tier" in
+    core)
+      log "tier 1: dof_core (no PostgreSQL), release build"
+      # release: tokenizer and corpus tests are ~20x slower in debug builds
+      PG_DOF_REQUIRE_MODEL=1 PG_DOF_HOME="$PG_DOF_HOME" cargo test --release -p dof_core
+      ;;
+    pgrx)
+      log "tier 2: #[pg_test] in a temporary PostgreSQL 15 (as user postgres)"
+      install -d -o postgres -g postgres "$PG_DOF_CACHE/pgrx-test-data"
+      cargo pgrx test pg15 --runas postgres --pgdata "$PG_DOF_CACHE/pgrx-test-data"
+      ;;
+    regress)
+      log "tier 3: pg_regress golden tests on the local cluster"
+      # the pgrx tier installs a test build: put the release build back first
+      cargo pgrx install --release --pg-config "$PG_CONFIG" >/dev/null
+      "$here/cluster.sh" start
+      run_dir="$("$here/cluster.sh" dir)"
+      out="$PG_DOF_CACHE/regress-out"
+      rm -rf "$out"; mkdir -p "$out"
+      mapfile -t schedule < <(ls tests/pg_regress/sql/*.sql | xargs -n1 basename | sed 's/\.sql$//')
+      pg_regress="$("$PG_CONFIG" --pkglibdir)/pgxs/src/test/regress/pg_regress"
+      if ! "$pg_regress" --host="$run_dir" --port="${PG_DOF_PORT:-5499}" --user=postgres \
+           --inputdir=tests/pg_regress --outputdir="$out" --dbname=pg_dof_regress "${schedule[@]}"; then
+        cat "$out/regression.diffs" 2>/dev/null | head -200
+        exit 1
+      fi
+      ;;
+    *) echo "unknown tier $tier (core, pgrx, regress)" >&2; exit 2 ;;
+  esac
+done

@@ -1,0 +1,30 @@
+-- dof_embed_query: the real multilingual-e5-small model inside the backend.
+SELECT vector_dims(dof_embed_query('hola')) AS dims,
+       round(vector_norm(dof_embed_query('hola'))::numeric, 4) AS norm;
+
+-- a paraphrase is closer than an unrelated sentence (self-checking, so no float noise)
+WITH q AS (SELECT dof_embed_query('¿Qué reglas fiscales publicó el SAT?') AS v)
+SELECT (q.v <=> dof_embed_query('El Servicio de Administración Tributaria dio a conocer la resolución miscelánea fiscal'))
+     < (q.v <=> dof_embed_query('El equipo de fútbol ganó el campeonato el domingo')) AS paraphrase_is_closer
+FROM q;
+
+-- the same text gives the same vector (cached session, deterministic inference)
+SELECT dof_embed_query('Diario Oficial de la Federación') = dof_embed_query('Diario Oficial de la Federación') AS deterministic;
+
+-- an HNSW index on a vector(384) column serves ORDER BY <=>
+CREATE TABLE notices (id int PRIMARY KEY, body text NOT NULL, embedding vector(384));
+INSERT INTO notices (id, body) VALUES
+  (1, 'Convocatoria a licitación pública nacional para la adquisición de medicamentos'),
+  (2, 'Resolución miscelánea fiscal para el ejercicio 2024 del Servicio de Administración Tributaria'),
+  (3, 'Tipo de cambio para solventar obligaciones denominadas en moneda extranjera'),
+  (4, 'Norma Oficial Mexicana sobre etiquetado de alimentos y bebidas no alcohólicas'),
+  (5, 'Decreto por el que se otorgan estímulos fiscales a la región fronteriza norte'),
+  (6, 'Aviso de término de la emergencia sanitaria por la epidemia de influenza');
+UPDATE notices SET embedding = dof_embed_query(body);
+CREATE INDEX notices_embedding_idx ON notices USING hnsw (embedding vector_cosine_ops);
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF)
+SELECT id FROM notices ORDER BY embedding <=> dof_embed_query('compra de fármacos') LIMIT 3;
+SELECT id, body FROM notices ORDER BY embedding <=> dof_embed_query('compra de fármacos por el gobierno'), id LIMIT 1;
+RESET enable_seqscan;
+DROP TABLE notices;
