@@ -6,5 +6,7 @@
 //!
 //! Threads started here (ONNX Runtime's) only ever see plain Rust data.
 
+pub mod chunk;
+pub mod classify;
 pub mod embed;
 pub mod tokenize;

@@ -1,26 +1,16 @@
 //! The real multilingual-e5-small model through ONNX Runtime, outside PostgreSQL.
 //!
-//! Needs the files `make setup` installs (under $PG_DOF_HOME, default
-//! /usr/local/share/pg_dof). Without them these tests say so and pass, unless
-//! PG_DOF_REQUIRE_MODEL=1 (set by `make test`), where a missing file fails them.
+//! Needs the files `make setup` installs; see tests/common.
 
-use std::path::PathBuf;
+mod common;
 
 use dof_core::embed::pool::dot;
 use dof_core::embed::{Embedder, ModelSpec, OnnxEmbedder, OnnxOptions};
 
 fn load() -> Option<(OnnxEmbedder, ModelSpec)> {
-    let home = PathBuf::from(std::env::var("PG_DOF_HOME").unwrap_or_else(|_| "/usr/local/share/pg_dof".into()));
-    let runtime = home.join("lib/libonnxruntime.so.1.31.1");
-    let spec = ModelSpec::in_dir(&home.join("models"), "multilingual-e5-small").unwrap();
-    let present = runtime.is_file() && spec.model_file.is_file() && spec.tokenizer_file.is_file();
-    if !present {
-        assert!(
-            std::env::var("PG_DOF_REQUIRE_MODEL").as_deref() != Ok("1"),
-            "model files missing under {}: run `make setup`",
-            home.display()
-        );
-        eprintln!("SKIPPED: model files missing under {} (run `make setup`)", home.display());
+    let spec = ModelSpec::in_dir(&common::model_dir(), "multilingual-e5-small").unwrap();
+    let runtime = common::runtime_library();
+    if !common::require(&[runtime.clone(), spec.model_file.clone(), spec.tokenizer_file.clone()]) {
         return None;
     }
     let options = OnnxOptions { intra_threads: 2, max_positions: spec.max_positions, ..OnnxOptions::default() };

@@ -1,0 +1,148 @@
+//! Sizing text for chunking: the [`ChunkSizer`] trait, the model tokenizer as a sizer, the
+//! character fallback, and [`Measure`] — a document's words with prefix sums, so the size
+//! of any span is two binary searches instead of a re-tokenization.
+
+use std::ops::Range;
+
+use crate::tokenize::{ModelTokenizer, TokenizeError, Word};
+
+/// How chunk sizes are counted.
+pub trait ChunkSizer {
+    /// Recorded on every chunk: `"tokenizer"` or `"characters"`.
+    fn name(&self) -> &'static str;
+    /// The text's words, in order, each with its size. A span from one word's start to a
+    /// later word's end must measure exactly the sum of its words.
+    fn words(&self, text: &str) -> Result<Vec<Word>, TokenizeError>;
+    /// The exact size of `text` on its own.
+    fn count(&self, text: &str) -> Result<usize, TokenizeError>;
+}
+
+impl ChunkSizer for ModelTokenizer {
+    fn name(&self) -> &'static str {
+        "tokenizer"
+    }
+
+    fn words(&self, text: &str) -> Result<Vec<Word>, TokenizeError> {
+        ModelTokenizer::words(self, text)
+    }
+
+    fn count(&self, text: &str) -> Result<usize, TokenizeError> {
+        ModelTokenizer::count(self, text)
+    }
+}
+
+/// The fallback when no tokenizer is configured: each word costs its characters plus one
+/// for the whitespace before it (so a whitespace run counts as one character). Chunks
+/// sized this way say `"characters"` in their metadata; `max_tokens` then means characters.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CharacterSizer;
+
+impl ChunkSizer for CharacterSizer {
+    fn name(&self) -> &'static str {
+        "characters"
+    }
+
+    fn words(&self, text: &str) -> Result<Vec<Word>, TokenizeError> {
+        Ok(whitespace_words(text).map(|w| Word { start: w.start, end: w.end, tokens: text[w].chars().count() as u32 + 1 }).collect())
+    }
+
+    fn count(&self, text: &str) -> Result<usize, TokenizeError> {
+        Ok(whitespace_words(text).map(|w| text[w].chars().count() + 1).sum())
+    }
+}
+
+/// Byte spans of the whitespace-separated words of `text`.
+pub fn whitespace_words(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut start: Option<usize> = None;
+    text.char_indices().chain(std::iter::once((text.len(), ' '))).filter_map(move |(i, c)| {
+        if c.is_whitespace() {
+            start.take().map(|s| s..i)
+        } else {
+            start.get_or_insert(i);
+            None
+        }
+    })
+}
+
+/// A document measured once.
+pub struct Measure<'a> {
+    text: &'a str,
+    sizer: &'a dyn ChunkSizer,
+    words: Vec<Word>,
+    /// `cumulative[i]` = size of words `0..i`.
+    cumulative: Vec<u64>,
+}
+
+impl<'a> Measure<'a> {
+    pub fn new(text: &'a str, sizer: &'a dyn ChunkSizer) -> Result<Self, TokenizeError> {
+        let words = sizer.words(text)?;
+        let mut cumulative = Vec::with_capacity(words.len() + 1);
+        let mut total = 0u64;
+        cumulative.push(0);
+        for word in &words {
+            total += u64::from(word.tokens);
+            cumulative.push(total);
+        }
+        Ok(Self { text, sizer, words, cumulative })
+    }
+
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    pub fn sizer(&self) -> &'a dyn ChunkSizer {
+        self.sizer
+    }
+
+    /// Exact size of `text[span]`: prefix sums when the span starts at a word's start and
+    /// ends at a word's end, a fresh count of the slice otherwise (cuts inside a word).
+    pub fn count(&self, span: Range<usize>) -> Result<usize, TokenizeError> {
+        if span.start >= span.end {
+            return Ok(0);
+        }
+        let first = self.words.partition_point(|w| w.start < span.start);
+        let past = self.words.partition_point(|w| w.end <= span.end);
+        let starts_clean = self.words.get(first).is_some_and(|w| w.start == span.start);
+        let ends_clean = past > 0 && self.words[past - 1].end == span.end;
+        if starts_clean && ends_clean && first < past {
+            Ok((self.cumulative[past] - self.cumulative[first]) as usize)
+        } else {
+            self.sizer.count(&self.text[span])
+        }
+    }
+
+    /// Indices of the words that lie entirely inside `span`.
+    pub fn words_in(&self, span: Range<usize>) -> Range<usize> {
+        let first = self.words.partition_point(|w| w.start < span.start);
+        let past = self.words.partition_point(|w| w.end <= span.end);
+        first..past.max(first)
+    }
+
+    pub fn word(&self, index: usize) -> Word {
+        self.words[index]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_words_finds_byte_spans_across_multibyte_separators() {
+        let text = "  uno\u{3000}dos\n\ntrés ";
+        let words: Vec<&str> = whitespace_words(text).map(|r| &text[r]).collect();
+        assert_eq!(words, ["uno", "dos", "trés"]);
+    }
+
+    #[test]
+    fn character_sizer_is_additive_over_words() {
+        let text = "uno  dos\ntres";
+        let measure = Measure::new(text, &CharacterSizer).unwrap();
+        assert_eq!(measure.count(0..text.len()).unwrap(), 4 + 4 + 5);
+        assert_eq!(measure.count(0..text.len()).unwrap(), CharacterSizer.count(text).unwrap());
+        assert_eq!(measure.count(5..8).unwrap(), 4);
+        // a cut inside a word is counted afresh
+        assert_eq!(measure.count(1..3).unwrap(), 3);
+        assert_eq!(measure.words_in(0..8), 0..2);
+    }
+}

@@ -1,0 +1,198 @@
+//! Pattern-first chunking (seed 000) under a hard token limit, losing nothing.
+//!
+//! 1. [`classify`](crate::classify) picks the pattern (unless the caller forces one).
+//! 2. [`blocks`] parses the markdown once (pulldown-cmark, with offsets).
+//! 3. The pattern's strategy groups blocks into sections and [`pack`] packs them into
+//!    pieces of at most `max_tokens`, splitting what is too big.
+//! 4. Each piece becomes a [`Chunk`] whose text is its source span (plus a repeated table
+//!    header), with exact token counts from one measuring pass ([`measure`]).
+
+pub mod blocks;
+pub mod invariants;
+pub mod measure;
+pub mod pack;
+mod strategy;
+
+use std::ops::Range;
+
+use crate::classify::{Features, Pattern, Thresholds};
+use crate::tokenize::TokenizeError;
+use blocks::BlockKind;
+use measure::{ChunkSizer, Measure};
+use pack::{Packer, Piece, Unit, UnitKind};
+
+pub use measure::CharacterSizer;
+
+/// Bump when chunk boundaries change for the same input and options: stored chunks
+/// record it, so re-chunking can be targeted.
+pub const CHUNKER_VERSION: &str = "1";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkOptions {
+    pub max_tokens: usize,
+    /// Tokens of the previous chunk repeated at the start of the next (plain_text only).
+    pub overlap_tokens: usize,
+    pub thresholds: Thresholds,
+    /// Use this pattern's strategy instead of classifying.
+    pub pattern: Option<Pattern>,
+}
+
+impl Default for ChunkOptions {
+    fn default() -> Self {
+        Self { max_tokens: 800, overlap_tokens: 50, thresholds: Thresholds::default(), pattern: None }
+    }
+}
+
+/// The smallest limit accepted: one character can take a few tokens, and a table piece
+/// needs room for a repeated header.
+pub const MIN_MAX_TOKENS: usize = 16;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ChunkError {
+    #[error("max_tokens must be at least {MIN_MAX_TOKENS}, got {0}")]
+    MaxTokensTooSmall(usize),
+    #[error("overlap_tokens must be less than half of max_tokens ({max_tokens}), got {overlap_tokens}")]
+    OverlapTooLarge { overlap_tokens: usize, max_tokens: usize },
+    #[error(transparent)]
+    Tokenize(#[from] TokenizeError),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    pub chunk_index: usize,
+    pub pattern: Pattern,
+    /// H1 > H2 > H3 in force where the chunk starts.
+    pub heading_path: Vec<String>,
+    pub content: String,
+    pub token_count: usize,
+    /// Byte span in the input of the chunk's own text (a repeated header is not in it).
+    pub byte_start: usize,
+    pub byte_end: usize,
+    /// The same span in characters, 0-based, end exclusive:
+    /// `substr(doc, char_start + 1, char_end - char_start)` in SQL.
+    pub char_start: usize,
+    pub char_end: usize,
+    pub table_piece: bool,
+    pub header_repeated: bool,
+    pub overlap: bool,
+    pub split: bool,
+    /// `"tokenizer"` or `"characters"` (the fallback when no tokenizer is configured).
+    pub sizer: &'static str,
+}
+
+pub fn chunk_document(text: &str, sizer: &dyn ChunkSizer, options: &ChunkOptions) -> Result<Vec<Chunk>, ChunkError> {
+    if options.max_tokens < MIN_MAX_TOKENS {
+        return Err(ChunkError::MaxTokensTooSmall(options.max_tokens));
+    }
+    if options.overlap_tokens * 2 >= options.max_tokens {
+        return Err(ChunkError::OverlapTooLarge { overlap_tokens: options.overlap_tokens, max_tokens: options.max_tokens });
+    }
+    let pattern = options.pattern.unwrap_or_else(|| Features::of(text).pattern(&options.thresholds));
+    let (units, paths) = units(text);
+    if units.is_empty() {
+        return Ok(Vec::new());
+    }
+    let measure = Measure::new(text, sizer)?;
+    let packer = Packer { measure: &measure, max_tokens: options.max_tokens, tables_alone: pattern == Pattern::GiantTable };
+    let pieces = strategy::pieces(pattern, &packer, &units, options.overlap_tokens)?;
+    assemble(text, &measure, pattern, pieces, &paths)
+}
+
+/// Blocks as packing units, with the heading path in force at each.
+fn units(text: &str) -> (Vec<Unit>, Vec<Vec<String>>) {
+    let mut paths: Vec<Vec<String>> = vec![Vec::new()];
+    let mut levels: [Option<String>; 3] = [None, None, None];
+    let mut units = Vec::new();
+    for block in blocks::parse(text) {
+        let (kind, heading) = match block.kind {
+            BlockKind::Heading { level, text: title } => {
+                if (1..=3).contains(&level) {
+                    let level = level as usize;
+                    levels[level - 1] = Some(title);
+                    levels[level..].iter_mut().for_each(|l| *l = None);
+                    paths.push(levels.iter().flatten().cloned().collect());
+                }
+                (UnitKind::KeepWithNext, level)
+            }
+            BlockKind::BoldLine => (UnitKind::KeepWithNext, 0),
+            BlockKind::Table(table) => (UnitKind::Table(table), 0),
+            BlockKind::Text => (UnitKind::Text, 0),
+        };
+        units.push(Unit { span: block.span, kind, heading, path: paths.len() - 1 });
+    }
+    (units, paths)
+}
+
+fn assemble(
+    text: &str,
+    measure: &Measure,
+    pattern: Pattern,
+    pieces: Vec<Piece>,
+    paths: &[Vec<String>],
+) -> Result<Vec<Chunk>, ChunkError> {
+    let char_offsets = CharOffsets::new(text, pieces.iter().flat_map(|p| [p.span.start, p.span.end]));
+    pieces
+        .into_iter()
+        .enumerate()
+        .map(|(chunk_index, piece)| {
+            let body = &text[piece.span.clone()];
+            let (content, token_count) = match &piece.header {
+                Some(header) => (
+                    format!("{}\n{body}", &text[header.clone()]),
+                    measure.count(header.clone())? + measure.count(piece.span.clone())?,
+                ),
+                None => (body.to_string(), measure.count(piece.span.clone())?),
+            };
+            Ok(Chunk {
+                chunk_index,
+                pattern,
+                heading_path: paths[piece.path].clone(),
+                content,
+                token_count,
+                byte_start: piece.span.start,
+                byte_end: piece.span.end,
+                char_start: char_offsets.get(piece.span.start),
+                char_end: char_offsets.get(piece.span.end),
+                table_piece: piece.table_piece,
+                header_repeated: piece.header.is_some(),
+                overlap: piece.overlap,
+                split: piece.split,
+                sizer: measure.sizer().name(),
+            })
+        })
+        .collect()
+}
+
+/// Character offsets of a set of byte offsets, in one pass over the text.
+struct CharOffsets {
+    bytes: Vec<usize>,
+    chars: Vec<usize>,
+}
+
+impl CharOffsets {
+    fn new(text: &str, offsets: impl Iterator<Item = usize>) -> Self {
+        let mut bytes: Vec<usize> = offsets.collect();
+        bytes.sort_unstable();
+        bytes.dedup();
+        let mut chars = Vec::with_capacity(bytes.len());
+        let (mut byte, mut count) = (0usize, 0usize);
+        for &target in &bytes {
+            count += text[byte..target].chars().count();
+            byte = target;
+            chars.push(count);
+        }
+        Self { bytes, chars }
+    }
+
+    fn get(&self, byte: usize) -> usize {
+        self.chars[self.bytes.binary_search(&byte).expect("offset registered in new")]
+    }
+}
+
+/// `span` without leading and trailing whitespace, or `None` when nothing is left.
+pub(crate) fn trim(text: &str, span: Range<usize>) -> Option<Range<usize>> {
+    let slice = &text[span.clone()];
+    let start = span.start + (slice.len() - slice.trim_start().len());
+    let end = span.end - (slice.len() - slice.trim_end().len());
+    (start < end).then_some(start..end)
+}

@@ -1,0 +1,160 @@
+//! The chunking rules of the spec, each on a small document, with the real e5 tokenizer,
+//! and the invariants checked on every result.
+
+mod common;
+
+use dof_core::chunk::{chunk_document, invariants, Chunk, ChunkOptions};
+use dof_core::classify::Pattern;
+use dof_core::tokenize::ModelTokenizer;
+
+fn chunk(text: &str, pattern: Option<Pattern>, max_tokens: usize) -> Option<(Vec<Chunk>, &'static ModelTokenizer)> {
+    let tokenizer = common::tokenizer()?;
+    let options = ChunkOptions { max_tokens, pattern, ..ChunkOptions::default() };
+    let chunks = chunk_document(text, tokenizer, &options).expect("chunks");
+    if let Err(problem) = invariants::check(text, &chunks, max_tokens, tokenizer) {
+        panic!("invariant broken: {problem}");
+    }
+    Some((chunks, tokenizer))
+}
+
+fn paragraph(seed: usize, words: usize) -> String {
+    let vocabulary = ["decreto", "reforma", "artículo", "federal", "secretaría", "publicación", "vigencia", "ley", "fiscal", "norma"];
+    (0..words).map(|i| vocabulary[(seed * 7 + i * 3) % vocabulary.len()]).collect::<Vec<_>>().join(" ") + "."
+}
+
+#[test]
+fn a_small_document_is_one_chunk_of_the_whole_text() {
+    let doc = "# Aviso\n\nSe informa que el tipo de cambio fue de 17.05 pesos por dólar.\n";
+    let Some((chunks, _)) = chunk(doc, None, 800) else { return };
+    assert_eq!(chunks.len(), 1);
+    assert_eq!(chunks[0].pattern, Pattern::Small);
+    assert_eq!(chunks[0].content, doc.trim());
+    assert_eq!(chunks[0].heading_path, vec!["Aviso"]);
+}
+
+#[test]
+fn a_small_document_over_the_limit_is_split() {
+    let doc: String = (0..18).map(|i| paragraph(i, 60)).collect::<Vec<_>>().join("\n\n");
+    assert!(doc.len() < 10_000);
+    let Some((chunks, _)) = chunk(&doc, None, 800) else { return };
+    assert_eq!(chunks[0].pattern, Pattern::Small);
+    assert!(chunks.len() > 1, "a small document over 800 tokens stays whole");
+}
+
+#[test]
+fn h2_sections_are_independent_and_split_at_h3_without_injected_headings() {
+    let big: String = (0..12).map(|i| paragraph(i, 50)).collect::<Vec<_>>().join("\n\n");
+    let doc = format!(
+        "# Edición\n\n## Decreto uno\n\n{p}\n\n## Decreto dos\n\n### Artículo 1\n\n{big}\n\n### Artículo 2\n\n{p}\n\n## Decreto tres\n\n{big}\n\n## Final sin salto",
+        p = paragraph(1, 20)
+    );
+    let Some((chunks, _)) = chunk(&doc, Some(Pattern::H2Compound), 300) else { return };
+    for c in &chunks {
+        let h2s = c.content.matches("\n## ").count() + usize::from(c.content.starts_with("## "));
+        assert!(h2s <= 1, "chunk {} spans two H2 sections", c.chunk_index);
+        assert!(!c.content.contains("###") || doc.contains(&c.content), "injected heading");
+    }
+    let paths: Vec<Vec<String>> = chunks.iter().map(|c| c.heading_path.clone()).collect();
+    assert!(paths.contains(&vec!["Edición".to_string(), "Decreto dos".into(), "Artículo 1".into()]), "{paths:?}");
+    assert!(paths.contains(&vec!["Edición".to_string(), "Decreto tres".into()]), "{paths:?}");
+    let last = chunks.last().unwrap();
+    assert_eq!(last.content, "## Final sin salto", "a heading on the last line without a newline");
+    assert_eq!(last.heading_path, vec!["Edición", "Final sin salto"]);
+}
+
+#[test]
+fn bold_lines_stay_with_the_paragraph_they_introduce() {
+    let doc: String = (0..30)
+        .map(|i| format!("**Licitación {i}**\n\n{}", paragraph(i, 40)))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let Some((chunks, _)) = chunk(&doc, Some(Pattern::BoldHeaders), 200) else { return };
+    for c in &chunks {
+        let last_line = c.content.lines().last().unwrap();
+        assert!(!last_line.starts_with("**"), "chunk {} ends with a bold header line", c.chunk_index);
+    }
+}
+
+#[test]
+fn plain_text_chunks_overlap_within_the_overlap_budget() {
+    let doc: String = (0..40).map(|i| paragraph(i, 30)).collect::<Vec<_>>().join("\n\n");
+    let Some((chunks, tokenizer)) = chunk(&doc, Some(Pattern::PlainText), 200) else { return };
+    assert!(chunks.len() > 2);
+    for pair in chunks.windows(2) {
+        assert!(pair[1].overlap, "no overlap on chunk {}", pair[1].chunk_index);
+        assert!(pair[1].byte_start < pair[0].byte_end);
+        let repeated = &doc[pair[1].byte_start..pair[0].byte_end];
+        assert!(tokenizer.count(repeated).unwrap() <= 50, "overlap over 50 tokens");
+    }
+}
+
+#[test]
+fn tables_repeat_their_header_and_keep_the_text_around_them_in_order() {
+    let rows: String = (0..200).map(|i| format!("| {i} | concepto {i} | {}.00 |\n", i * 37)).collect();
+    let doc = format!("Texto antes de la tabla.\n\n| Clave | Concepto | Importe |\n|---|---|---|\n{rows}\nNota al pie de la tabla.\n\n| A | B |\n|---|---|\n| x | y |\n");
+    let Some((chunks, _)) = chunk(&doc, Some(Pattern::GiantTable), 300) else { return };
+    assert_eq!(chunks[0].content, "Texto antes de la tabla.");
+    let pieces: Vec<&Chunk> = chunks.iter().filter(|c| c.content.contains("| Concepto |")).collect();
+    assert!(pieces.len() > 2, "table not split");
+    for piece in &pieces {
+        assert!(piece.table_piece);
+        assert!(piece.content.starts_with("| Clave | Concepto | Importe |\n|---|---|---|"), "piece without header");
+    }
+    let note = chunks.iter().position(|c| c.content == "Nota al pie de la tabla.").expect("text between tables kept");
+    assert!(chunks[note - 1].content.contains("| 199 |") && chunks[note + 1].content.contains("| x | y |"));
+}
+
+#[test]
+fn a_table_row_longer_than_the_limit_is_split_by_cells_with_the_header() {
+    let long_cell = paragraph(3, 400);
+    let doc = format!("| Regla | Texto | Nota |\n|---|---|---|\n| 1 | corto | a |\n| 2.1.1 | {long_cell} | {long_cell} |\n| 3 | corto | c |\n");
+    let Some((chunks, _)) = chunk(&doc, Some(Pattern::GiantTable), 200) else { return };
+    let split: Vec<&Chunk> = chunks.iter().filter(|c| c.split).collect();
+    assert!(split.len() >= 4, "long row not split");
+    assert!(split.iter().all(|c| c.content.starts_with("| Regla | Texto | Nota |\n|---|---|---|\n")));
+}
+
+#[test]
+fn a_100_kb_line_and_a_50_000_character_word_respect_the_limit() {
+    let line = paragraph(5, 15_000).replace('.', ",");
+    assert!(line.len() > 100_000);
+    let Some((chunks, _)) = chunk(&line, None, 800) else { return };
+    assert!(chunks.len() > 10);
+    let word: String = "abcdefghijklmnopqrstuvwxyzáéíóú".chars().cycle().take(50_000).collect();
+    let Some((chunks, _)) = chunk(&word, None, 800) else { return };
+    assert!(chunks.len() > 1 && chunks.iter().all(|c| c.split));
+}
+
+#[test]
+fn malformed_markdown_is_chunked_without_losing_anything() {
+    let cases = [
+        "```rust\nfn sin_cierre() {\n".repeat(500),
+        "| a | b |\n| 1 | 2 |\n| 3 |\n| 4 | 5 | 6 | 7 |\n".repeat(300),
+        "<div>\n<table><tr><td>celda</td></tr></table>\n</div>\n\n".repeat(300),
+        "\u{1}\u{2}\u{7f}\u{fffd}ÿþ\u{3}garbage\u{10ffff}".repeat(2_000),
+        String::new(),
+        " \n\t\n  \r\n".repeat(100),
+        "<!-- IMAGE_DESCRIPTION: Escudo nacional con el águila -->\n\nTexto.".to_string(),
+        "# \n## \n### \n**\n****\n| |\n|-|\n".repeat(50),
+    ];
+    for doc in &cases {
+        let Some((chunks, _)) = chunk(doc, None, 128) else { return };
+        if doc.trim().is_empty() {
+            assert!(chunks.is_empty());
+        }
+    }
+    let Some((chunks, _)) = chunk(&cases[6], None, 800) else { return };
+    assert!(chunks[0].content.contains("IMAGE_DESCRIPTION: Escudo nacional"), "image description dropped");
+}
+
+#[test]
+fn a_40_mb_document_is_chunked_under_the_limit() {
+    let rows: String = (0..480_000).map(|i| format!("| {i} | partida arancelaria {i} | {}.5 |\n", i % 977)).collect();
+    let doc = format!("| Clave | Descripción | Tasa |\n|---|---|---|\n{rows}");
+    assert!(doc.len() > 20_000_000, "{}", doc.len());
+    let doc = format!("{doc}\n\nNota final.\n\n{doc}");
+    assert!(doc.len() > 40_000_000);
+    let Some((chunks, _)) = chunk(&doc, None, 800) else { return };
+    assert_eq!(chunks[0].pattern, Pattern::GiantTable);
+    assert!(chunks.iter().any(|c| c.content == "Nota final."));
+}

@@ -1,0 +1,71 @@
+//! Locating the installed model files and the shared corpora for integration tests.
+//!
+//! Model files come from `make setup` (under $PG_DOF_HOME, default /usr/local/share/pg_dof).
+//! When they are missing, tests print SKIPPED and pass — unless PG_DOF_REQUIRE_MODEL=1
+//! (set by `make test`), where a missing file fails them.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use dof_core::tokenize::ModelTokenizer;
+
+pub fn home() -> PathBuf {
+    PathBuf::from(std::env::var("PG_DOF_HOME").unwrap_or_else(|_| "/usr/local/share/pg_dof".into()))
+}
+
+pub fn runtime_library() -> PathBuf {
+    home().join("lib/libonnxruntime.so.1.31.1")
+}
+
+pub fn model_dir() -> PathBuf {
+    home().join("models")
+}
+
+/// `true` when `paths` exist; otherwise SKIPPED (or a failure under PG_DOF_REQUIRE_MODEL=1).
+pub fn require(paths: &[PathBuf]) -> bool {
+    let missing: Vec<_> = paths.iter().filter(|p| !p.is_file()).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(std::env::var("PG_DOF_REQUIRE_MODEL").as_deref() != Ok("1"), "missing {missing:?}: run `make setup`");
+    eprintln!("SKIPPED: missing {missing:?} (run `make setup`)");
+    false
+}
+
+/// The e5 tokenizer, loaded once per test binary.
+pub fn tokenizer() -> Option<&'static ModelTokenizer> {
+    static TOKENIZER: OnceLock<Option<ModelTokenizer>> = OnceLock::new();
+    TOKENIZER
+        .get_or_init(|| {
+            let path = model_dir().join("multilingual-e5-small/tokenizer.json");
+            require(&[path.clone()]).then(|| ModelTokenizer::from_file(&path).expect("tokenizer loads"))
+        })
+        .as_ref()
+}
+
+/// The shared corpora folder: $PG_DOF_CORPORA, or ../shared/corpora beside the checkout.
+pub fn corpora() -> PathBuf {
+    std::env::var("PG_DOF_CORPORA").map(PathBuf::from).unwrap_or_else(|_| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora")
+    })
+}
+
+/// Every `.md` file under `folder`, sorted.
+pub fn markdown_files(folder: &std::path::Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![folder.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
