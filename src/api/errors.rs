@@ -1,12 +1,35 @@
 //! Core errors as PostgreSQL errors: a SQLSTATE, a lowercase message in pgvector's style,
 //! and a hint that names the setting or command that fixes it.
 
+use dof_core::chunk::ChunkError;
 use dof_core::embed::EmbedError;
 use dof_core::tokenize::TokenizeError;
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::{PgLogLevel, PgSqlErrorCode};
 
 const SETUP_HINT: &str = "run `make setup` in the pg_dof source tree to install it";
+
+fn raise(code: PgSqlErrorCode, message: String, hint: Option<String>) -> ! {
+    let report = ErrorReport::new(code, message, "pg_dof");
+    let report = match hint {
+        Some(hint) => report.set_hint(hint),
+        None => report,
+    };
+    report.report(PgLogLevel::ERROR);
+    unreachable!("ERROR does not return")
+}
+
+/// A bad argument value (SQLSTATE 22023).
+pub fn raise_invalid_parameter(message: &str) -> ! {
+    raise(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, message.to_string(), None)
+}
+
+pub fn raise_chunk_error(error: ChunkError) -> ! {
+    match error {
+        ChunkError::Tokenize(e) => raise_embed_error(EmbedError::Tokenizer(e)),
+        ChunkError::MaxTokensTooSmall(_) => raise_invalid_parameter(&error.to_string()),
+    }
+}
 
 /// Raises `error` as an `ERROR`; never returns.
 pub fn raise_embed_error(error: EmbedError) -> ! {
@@ -37,6 +60,5 @@ pub fn raise_embed_error(error: EmbedError) -> ! {
             (ERRCODE_EXTERNAL_ROUTINE_EXCEPTION, "the server log may have ONNX Runtime's details".to_string())
         }
     };
-    ErrorReport::new(code, error.to_string(), "pg_dof").set_hint(hint).report(PgLogLevel::ERROR);
-    unreachable!("ERROR does not return")
+    raise(code, error.to_string(), Some(hint))
 }

@@ -1,8 +1,10 @@
 //! The only place with `#[pg_extern]`: parse arguments, call the core, convert the
 //! result, map errors to SQLSTATEs.
 
+mod chunk;
 mod embed;
 mod errors;
 mod version;
 
 pgrx::extension_sql_file!("../../sql/embed.sql", name = "embed", requires = [embed::dof_embed_query_real, version::dof_version]);
+pgrx::extension_sql_file!("../../sql/chunk.sql", name = "chunk", requires = [chunk::dof_classify, chunk::dof_classify_features, chunk::dof_chunk]);

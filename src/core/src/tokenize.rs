@@ -83,7 +83,7 @@ impl ModelTokenizer {
     /// one pre-token at a time, so the memo is exact, and the token count of any span that
     /// starts at a word's start and ends at a word's end is the sum over its words: the
     /// same number a full `encode` of that span gives (tested over the shared corpora).
-    pub fn words(&self, text: &str) -> Result<Vec<Word>, TokenizeError> {
+    pub fn words(&self, text: &str, between_pieces: &mut dyn FnMut()) -> Result<Vec<Word>, TokenizeError> {
         let mut words = Vec::with_capacity(text.len() / 6);
         let mut cache = self.word_counts.lock().unwrap_or_else(PoisonError::into_inner);
         if cache.len() > WORD_CACHE_LIMIT {
@@ -94,6 +94,7 @@ impl ModelTokenizer {
             let piece_end = piece_end(text, piece_start);
             self.measure_piece(&text[piece_start..piece_end], piece_start, &mut cache, &mut words)?;
             piece_start = piece_end;
+            between_pieces();
         }
         Ok(words)
     }

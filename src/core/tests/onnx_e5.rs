@@ -6,6 +6,7 @@ mod common;
 
 use dof_core::embed::pool::dot;
 use dof_core::embed::{Embedder, ModelSpec, OnnxEmbedder, OnnxOptions};
+use dof_core::tokenize::ModelTokenizer;
 
 fn load() -> Option<(OnnxEmbedder, ModelSpec)> {
     let spec = ModelSpec::in_dir(&common::model_dir(), "multilingual-e5-small").unwrap();
@@ -14,7 +15,8 @@ fn load() -> Option<(OnnxEmbedder, ModelSpec)> {
         return None;
     }
     let options = OnnxOptions { intra_threads: 2, max_positions: spec.max_positions, ..OnnxOptions::default() };
-    let embedder = OnnxEmbedder::load(&runtime, &spec.model_file, &spec.tokenizer_file, options).expect("model loads");
+    let tokenizer = std::sync::Arc::new(ModelTokenizer::from_file(&spec.tokenizer_file).expect("tokenizer loads"));
+    let embedder = OnnxEmbedder::load(&runtime, &spec.model_file, tokenizer, options).expect("model loads");
     Some((embedder, spec))
 }
 

@@ -11,8 +11,9 @@ pub trait ChunkSizer {
     /// Recorded on every chunk: `"tokenizer"` or `"characters"`.
     fn name(&self) -> &'static str;
     /// The text's words, in order, each with its size. A span from one word's start to a
-    /// later word's end must measure exactly the sum of its words.
-    fn words(&self, text: &str) -> Result<Vec<Word>, TokenizeError>;
+    /// later word's end must measure exactly the sum of its words. `between_pieces` runs
+    /// now and then on long texts (the SQL layer checks for cancellation there).
+    fn words(&self, text: &str, between_pieces: &mut dyn FnMut()) -> Result<Vec<Word>, TokenizeError>;
     /// The exact size of `text` on its own.
     fn count(&self, text: &str) -> Result<usize, TokenizeError>;
 }
@@ -22,8 +23,8 @@ impl ChunkSizer for ModelTokenizer {
         "tokenizer"
     }
 
-    fn words(&self, text: &str) -> Result<Vec<Word>, TokenizeError> {
-        ModelTokenizer::words(self, text)
+    fn words(&self, text: &str, between_pieces: &mut dyn FnMut()) -> Result<Vec<Word>, TokenizeError> {
+        ModelTokenizer::words(self, text, between_pieces)
     }
 
     fn count(&self, text: &str) -> Result<usize, TokenizeError> {
@@ -42,7 +43,7 @@ impl ChunkSizer for CharacterSizer {
         "characters"
     }
 
-    fn words(&self, text: &str) -> Result<Vec<Word>, TokenizeError> {
+    fn words(&self, text: &str, _between_pieces: &mut dyn FnMut()) -> Result<Vec<Word>, TokenizeError> {
         Ok(whitespace_words(text).map(|w| Word { start: w.start, end: w.end, tokens: text[w].chars().count() as u32 + 1 }).collect())
     }
 
@@ -74,8 +75,8 @@ pub struct Measure<'a> {
 }
 
 impl<'a> Measure<'a> {
-    pub fn new(text: &'a str, sizer: &'a dyn ChunkSizer) -> Result<Self, TokenizeError> {
-        let words = sizer.words(text)?;
+    pub fn new(text: &'a str, sizer: &'a dyn ChunkSizer, between_pieces: &mut dyn FnMut()) -> Result<Self, TokenizeError> {
+        let words = sizer.words(text, between_pieces)?;
         let mut cumulative = Vec::with_capacity(words.len() + 1);
         let mut total = 0u64;
         cumulative.push(0);
@@ -137,7 +138,7 @@ mod tests {
     #[test]
     fn character_sizer_is_additive_over_words() {
         let text = "uno  dos\ntres";
-        let measure = Measure::new(text, &CharacterSizer).unwrap();
+        let measure = Measure::new(text, &CharacterSizer, &mut || {}).unwrap();
         assert_eq!(measure.count(0..text.len()).unwrap(), 4 + 4 + 5);
         assert_eq!(measure.count(0..text.len()).unwrap(), CharacterSizer.count(text).unwrap());
         assert_eq!(measure.count(5..8).unwrap(), 4);

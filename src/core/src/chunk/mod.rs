@@ -30,7 +30,8 @@ pub const CHUNKER_VERSION: &str = "1";
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChunkOptions {
     pub max_tokens: usize,
-    /// Tokens of the previous chunk repeated at the start of the next (plain_text only).
+    /// Tokens of the previous chunk repeated at the start of the next (plain_text only);
+    /// at most a quarter of `max_tokens` is used, so chunks keep room for new text.
     pub overlap_tokens: usize,
     pub thresholds: Thresholds,
     /// Use this pattern's strategy instead of classifying.
@@ -51,8 +52,6 @@ pub const MIN_MAX_TOKENS: usize = 16;
 pub enum ChunkError {
     #[error("max_tokens must be at least {MIN_MAX_TOKENS}, got {0}")]
     MaxTokensTooSmall(usize),
-    #[error("overlap_tokens must be less than half of max_tokens ({max_tokens}), got {overlap_tokens}")]
-    OverlapTooLarge { overlap_tokens: usize, max_tokens: usize },
     #[error(transparent)]
     Tokenize(#[from] TokenizeError),
 }
@@ -81,20 +80,29 @@ pub struct Chunk {
 }
 
 pub fn chunk_document(text: &str, sizer: &dyn ChunkSizer, options: &ChunkOptions) -> Result<Vec<Chunk>, ChunkError> {
+    chunk_document_with(text, sizer, options, &mut || {})
+}
+
+/// [`chunk_document`] with a hook that runs between pieces of the measuring pass (about
+/// every 64 KB): the SQL layer checks for query cancellation there.
+pub fn chunk_document_with(
+    text: &str,
+    sizer: &dyn ChunkSizer,
+    options: &ChunkOptions,
+    between_pieces: &mut dyn FnMut(),
+) -> Result<Vec<Chunk>, ChunkError> {
     if options.max_tokens < MIN_MAX_TOKENS {
         return Err(ChunkError::MaxTokensTooSmall(options.max_tokens));
-    }
-    if options.overlap_tokens * 2 >= options.max_tokens {
-        return Err(ChunkError::OverlapTooLarge { overlap_tokens: options.overlap_tokens, max_tokens: options.max_tokens });
     }
     let pattern = options.pattern.unwrap_or_else(|| Features::of(text).pattern(&options.thresholds));
     let (units, paths) = units(text);
     if units.is_empty() {
         return Ok(Vec::new());
     }
-    let measure = Measure::new(text, sizer)?;
+    let measure = Measure::new(text, sizer, between_pieces)?;
     let packer = Packer { measure: &measure, max_tokens: options.max_tokens, tables_alone: pattern == Pattern::GiantTable };
-    let pieces = strategy::pieces(pattern, &packer, &units, options.overlap_tokens)?;
+    let overlap_tokens = options.overlap_tokens.min(options.max_tokens / 4);
+    let pieces = strategy::pieces(pattern, &packer, &units, overlap_tokens)?;
     assemble(text, &measure, pattern, pieces, &paths)
 }
 

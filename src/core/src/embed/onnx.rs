@@ -5,7 +5,7 @@
 //! the same session serves whole-text embeddings and late chunking.
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use ort::environment::Environment;
 use ort::session::{Session, SessionInputValue};
@@ -39,26 +39,25 @@ impl Default for OnnxOptions {
 
 pub struct OnnxEmbedder {
     session: Session,
-    tokenizer: ModelTokenizer,
+    tokenizer: Arc<ModelTokenizer>,
     takes_token_type_ids: bool,
     dimension: usize,
     options: OnnxOptions,
 }
 
 impl OnnxEmbedder {
-    /// Loads ONNX Runtime (once per process), the model and its tokenizer, and runs one
-    /// probe input to learn and check the output dimension.
+    /// Loads ONNX Runtime (once per process) and the model, and runs one probe input to
+    /// learn and check the output dimension.
     pub fn load(
         runtime_library: &Path,
         model: &Path,
-        tokenizer: &Path,
+        tokenizer: Arc<ModelTokenizer>,
         options: OnnxOptions,
     ) -> Result<Self, EmbedError> {
         let environment = environment(runtime_library)?;
         if !model.is_file() {
             return Err(EmbedError::ModelMissing { path: model.to_path_buf() });
         }
-        let tokenizer = ModelTokenizer::from_file(tokenizer)?;
         let model_error = |reason: String| EmbedError::ModelLoad { path: model.to_path_buf(), reason };
         let threads = options.intra_threads.max(1);
         let session = with_signals_blocked(|| -> ort::Result<Session> {

@@ -1,0 +1,146 @@
+//! dof_classify and dof_chunk.
+
+use dof_core::chunk::{chunk_document_with, CharacterSizer, Chunk, ChunkOptions};
+use dof_core::classify::{Features, Pattern, Thresholds};
+use dof_core::embed::EmbedError;
+use pgrx::prelude::*;
+
+use super::errors::{raise_chunk_error, raise_embed_error, raise_invalid_parameter};
+use crate::backend_models;
+
+fn thresholds(small_bytes: i32, table_line_ratio: f64, giant_bytes: i32, min_h2_headings: i32, min_bold_lines: i32) -> Thresholds {
+    let non_negative = |name: &str, value: i32| -> usize {
+        usize::try_from(value).unwrap_or_else(|_| raise_invalid_parameter(&format!("{name} must not be negative")))
+    };
+    if !(0.0..=1.0).contains(&table_line_ratio) {
+        raise_invalid_parameter("table_line_ratio must be between 0 and 1");
+    }
+    Thresholds {
+        small_bytes: non_negative("small_bytes", small_bytes),
+        table_line_ratio,
+        giant_bytes: non_negative("giant_bytes", giant_bytes),
+        min_h2_headings: non_negative("min_h2_headings", min_h2_headings),
+        min_bold_lines: non_negative("min_bold_lines", min_bold_lines),
+    }
+}
+
+/// The document's structural pattern (seed 000 rules; thresholds are parameters).
+#[pg_extern(immutable, strict, parallel_safe)]
+fn dof_classify(
+    doc: &str,
+    small_bytes: default!(i32, 10000),
+    table_line_ratio: default!(f64, 0.40),
+    giant_bytes: default!(i32, 1000000),
+    min_h2_headings: default!(i32, 2),
+    min_bold_lines: default!(i32, 2),
+) -> &'static str {
+    let thresholds = thresholds(small_bytes, table_line_ratio, giant_bytes, min_h2_headings, min_bold_lines);
+    Features::of(doc).pattern(&thresholds).as_str()
+}
+
+/// The features behind dof_classify's decision, with the decision.
+#[pg_extern(immutable, strict, parallel_safe)]
+fn dof_classify_features(
+    doc: &str,
+) -> TableIterator<
+    'static,
+    (
+        name!(pattern, &'static str),
+        name!(bytes, i64),
+        name!(non_empty_lines, i64),
+        name!(table_lines, i64),
+        name!(table_line_ratio, f64),
+        name!(h2_headings, i64),
+        name!(bold_lines, i64),
+    ),
+> {
+    let f = Features::of(doc);
+    TableIterator::once((
+        f.pattern(&Thresholds::default()).as_str(),
+        f.bytes as i64,
+        f.non_empty_lines as i64,
+        f.table_lines as i64,
+        f.table_line_ratio(),
+        f.h2_headings as i64,
+        f.bold_lines as i64,
+    ))
+}
+
+
+
+/// The pattern-specific chunks of `doc`, none over `max_tokens` model tokens.
+/// `model` names the tokenizer (NULL: pg_dof.default_model; '' : count characters).
+#[pg_extern(stable, parallel_safe)]
+fn dof_chunk(
+    doc: Option<&str>,
+    max_tokens: default!(i32, 800),
+    overlap_tokens: default!(i32, 50),
+    pattern: default!(Option<&str>, "NULL"),
+    model: default!(Option<&str>, "NULL"),
+) -> TableIterator<'static, (
+    name!(chunk_index, i32),
+    name!(pattern, &'static str),
+    name!(heading_path, Vec<String>),
+    name!(content, String),
+    name!(token_count, i32),
+    name!(char_start, i32),
+    name!(char_end, i32),
+    name!(table_piece, bool),
+    name!(header_repeated, bool),
+    name!(overlap, bool),
+    name!(split, bool),
+    name!(sizer, &'static str),
+)> {
+    let Some(doc) = doc else { return TableIterator::new(Vec::new()) };
+    let options = chunk_options(max_tokens, overlap_tokens, pattern);
+    let chunks = chunk(doc, &options, model);
+    TableIterator::new(chunks.into_iter().map(chunk_row))
+}
+
+pub(crate) fn chunk_options(max_tokens: i32, overlap_tokens: i32, pattern: Option<&str>) -> ChunkOptions {
+    let pattern = pattern.map(|name| {
+        Pattern::parse(name).unwrap_or_else(|| {
+            raise_invalid_parameter(&format!(
+                "unknown pattern \"{name}\": use small, h2_compound, bold_headers, plain_text or giant_table"
+            ))
+        })
+    });
+    let max_tokens = usize::try_from(max_tokens).unwrap_or(0);
+    let overlap_tokens = usize::try_from(overlap_tokens)
+        .unwrap_or_else(|_| raise_invalid_parameter("overlap_tokens must not be negative"));
+    ChunkOptions { max_tokens, overlap_tokens, pattern, ..ChunkOptions::default() }
+}
+
+/// Chunks with the tokenizer of `model` (or characters for `''`), cancellable.
+pub(crate) fn chunk(doc: &str, options: &ChunkOptions, model: Option<&str>) -> Vec<Chunk> {
+    let check_interrupts = &mut || {
+        pgrx::check_for_interrupts!();
+    };
+    let result = if model == Some("") {
+        chunk_document_with(doc, &CharacterSizer, options, check_interrupts)
+    } else {
+        let spec = backend_models::resolve(model).unwrap_or_else(|e| raise_embed_error(e));
+        let tokenizer = backend_models::tokenizer(&spec).unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e)));
+        chunk_document_with(doc, tokenizer.as_ref(), options, check_interrupts)
+    };
+    result.unwrap_or_else(|error| raise_chunk_error(error))
+}
+
+#[allow(clippy::type_complexity)]
+fn chunk_row(chunk: Chunk) -> (i32, &'static str, Vec<String>, String, i32, i32, i32, bool, bool, bool, bool, &'static str) {
+    let to_i32 = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+    (
+        to_i32(chunk.chunk_index),
+        chunk.pattern.as_str(),
+        chunk.heading_path,
+        chunk.content,
+        to_i32(chunk.token_count),
+        to_i32(chunk.char_start),
+        to_i32(chunk.char_end),
+        chunk.table_piece,
+        chunk.header_repeated,
+        chunk.overlap,
+        chunk.split,
+        chunk.sizer,
+    )
+}
