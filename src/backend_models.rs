@@ -59,6 +59,10 @@ pub fn with_embedder<R>(
     EMBEDDERS.with(|cell| {
         let mut embedders = cell.borrow_mut();
         if !embedders.contains_key(&key) {
+            // the model file first: a missing model is the more likely and clearer error
+            if !spec.model_file.is_file() {
+                return Err(EmbedError::ModelMissing { path: spec.model_file.clone() });
+            }
             let options = OnnxOptions { intra_threads: key.intra_threads, max_positions: spec.max_positions, ..OnnxOptions::default() };
             let embedder = OnnxEmbedder::load(&guc::onnxruntime_library(), &spec.model_file, tokenizer(spec)?, options)?;
             embedders.insert(key.clone(), embedder);
