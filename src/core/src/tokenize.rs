@@ -1,11 +1,11 @@
 //! Loading the embedding model's own `tokenizer.json`, so token counts and spans are the
 //! model's, not an estimate.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use tokenizers::{Model, OffsetReferential, OffsetType, PreTokenizer, Tokenizer};
+use rustc_hash::FxHashMap;
+use tokenizers::{Model, NormalizedString, Normalizer, OffsetReferential, OffsetType, PreTokenizer, Tokenizer};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TokenizeError {
@@ -21,15 +21,34 @@ pub enum TokenizeError {
 /// files carry those settings, and they would silently cut spans and corrupt masks.
 pub struct ModelTokenizer {
     inner: Tokenizer,
-    /// Token count of each pre-token ("word") seen so far: see [`ModelTokenizer::words`].
-    word_counts: Mutex<HashMap<Box<str>, u32>>,
+    /// Memo of [`ModelTokenizer::words`]: see there.
+    memo: Mutex<WordMemo>,
 }
+
+#[derive(Default)]
+struct WordMemo {
+    /// Token count of a raw word (a run of non-whitespace characters), or [`IRREGULAR`].
+    raw: FxHashMap<Box<str>, u32>,
+    /// Token count of a normalised pre-token (the exact path).
+    pre_tokens: FxHashMap<Box<str>, u32>,
+}
+
+impl WordMemo {
+    fn len(&self) -> usize {
+        self.raw.len() + self.pre_tokens.len()
+    }
+}
+
+/// A raw word whose count depends on its neighbours: its line takes the exact path.
+const IRREGULAR: u32 = u32::MAX;
+/// The separators of raw words: every one normalises to a space in the tokenizers this
+/// path is for, and a space ends a pre-token.
+const WORD_SEPARATORS: [char; 5] = [' ', '\t', '\n', '\r', '\u{c}'];
 
 /// Entries kept in the word cache before it is cleared (a long-lived backend must not
 /// grow without bound; ~40 MB at this size).
 const WORD_CACHE_LIMIT: usize = 500_000;
-/// Texts are measured in pieces of about this many bytes, cut after a newline, so the
-/// normaliser's per-byte alignment table stays small (it is 16 bytes per byte of input).
+/// `between_pieces` runs after about this many bytes of text.
 const MEASURE_PIECE_BYTES: usize = 64 * 1024;
 
 /// One pre-token of a text: the byte span of its visible characters and its exact
@@ -58,7 +77,7 @@ impl ModelTokenizer {
         let mut inner = Tokenizer::from_file(path).map_err(|e| load_error(e.to_string()))?;
         inner.with_truncation(None).map_err(|e| load_error(e.to_string()))?;
         inner.with_padding(None);
-        Ok(Self { inner, word_counts: Mutex::new(HashMap::new()) })
+        Ok(Self { inner, memo: Mutex::new(WordMemo::default()) })
     }
 
     /// Encodes `text`, with the model's special tokens (`<s> … </s>` for e5) when asked.
@@ -75,35 +94,96 @@ impl ModelTokenizer {
         Ok(self.encode(text, false)?.ids.len())
     }
 
-    /// The text's pre-tokens ("words") with their exact token counts, in order.
+    /// The text's words with their exact token counts, in order.
     ///
-    /// This is the tokenizer's own pipeline — added-token extraction, normaliser,
-    /// pre-tokenizer — with the model step memoised per distinct pre-token. For tokenizers
-    /// whose pre-tokenizer splits on whitespace (e5's Metaspace), the model only ever sees
-    /// one pre-token at a time, so the memo is exact, and the token count of any span that
-    /// starts at a word's start and ends at a word's end is the sum over its words: the
-    /// same number a full `encode` of that span gives (tested over the shared corpora).
+    /// Exact means: the token count of any span from one word's start to a later word's end
+    /// is the sum of its words' counts — the number a full `encode` of that span gives
+    /// (tested on every chunk of the shared corpora). Two paths, both memoised:
+    ///
+    /// - fast: a raw word (a run of characters between spaces, tabs and newlines) whose
+    ///   normalised form has no whitespace is one pre-token for a whitespace-splitting
+    ///   pre-tokenizer (e5's Metaspace), so its count does not depend on its neighbours
+    ///   and is memoised by the raw word itself;
+    /// - exact: a line holding any other word (one with a no-break space, a leading
+    ///   combining mark, a special token such as `<s>`) goes through the tokenizer's own
+    ///   pipeline — added tokens, normaliser, pre-tokenizer — with the model memoised per
+    ///   pre-token.
     pub fn words(&self, text: &str, between_pieces: &mut dyn FnMut()) -> Result<Vec<Word>, TokenizeError> {
         let mut words = Vec::with_capacity(text.len() / 6);
-        let mut cache = self.word_counts.lock().unwrap_or_else(PoisonError::into_inner);
-        if cache.len() > WORD_CACHE_LIMIT {
-            cache.clear();
+        let mut memo = self.memo.lock().unwrap_or_else(PoisonError::into_inner);
+        if memo.len() > WORD_CACHE_LIMIT {
+            *memo = WordMemo::default();
         }
-        let mut piece_start = 0;
-        while piece_start < text.len() {
-            let piece_end = piece_end(text, piece_start);
-            self.measure_piece(&text[piece_start..piece_end], piece_start, &mut cache, &mut words)?;
-            piece_start = piece_end;
-            between_pieces();
+        let mut line_start = 0;
+        let mut since_check = 0;
+        for line in text.split_inclusive('\n') {
+            let first_word = words.len();
+            if !self.fast_line(line, line_start, &mut memo, &mut words)? {
+                words.truncate(first_word);
+                self.exact_piece(line, line_start, &mut memo.pre_tokens, &mut words)?;
+            }
+            line_start += line.len();
+            since_check += line.len();
+            if since_check >= MEASURE_PIECE_BYTES {
+                since_check = 0;
+                between_pieces();
+            }
         }
         Ok(words)
     }
 
-    fn measure_piece(
+    /// The fast path over one line; `false` when a word in it is irregular.
+    fn fast_line(&self, line: &str, offset: usize, memo: &mut WordMemo, words: &mut Vec<Word>) -> Result<bool, TokenizeError> {
+        let mut position = 0;
+        for raw in line.split(WORD_SEPARATORS) {
+            let start = offset + position;
+            position += raw.len() + 1; // every separator is one byte
+            if raw.is_empty() {
+                continue;
+            }
+            let count = match memo.raw.get(raw) {
+                Some(&count) => count,
+                None => {
+                    let count = self.isolated_count(raw, &mut memo.pre_tokens)?;
+                    memo.raw.insert(raw.into(), count);
+                    count
+                }
+            };
+            if count == IRREGULAR {
+                return Ok(false);
+            }
+            if count > 0 {
+                words.push(Word { start, end: start + raw.len(), tokens: count });
+            }
+        }
+        Ok(true)
+    }
+
+    /// Tokens of a raw word on its own, or [`IRREGULAR`] when that could differ in context.
+    fn isolated_count(&self, raw: &str, pre_tokens: &mut FxHashMap<Box<str>, u32>) -> Result<u32, TokenizeError> {
+        let leading_mark = raw.chars().next().is_some_and(|c| !c.is_ascii() && !c.is_alphanumeric());
+        let special = raw.contains('<') && self.inner.get_added_vocabulary().get_vocab().keys().any(|t| raw.contains(t.as_str()));
+        if leading_mark || special {
+            return Ok(IRREGULAR);
+        }
+        if let Some(normalizer) = self.inner.get_normalizer() {
+            let mut normalized = NormalizedString::from(raw);
+            normalizer.normalize(&mut normalized).map_err(|e| TokenizeError::Encode(e.to_string()))?;
+            if normalized.get().contains(char::is_whitespace) {
+                return Ok(IRREGULAR);
+            }
+        }
+        let mut words = Vec::new();
+        self.exact_piece(raw, 0, pre_tokens, &mut words)?;
+        Ok(words.iter().map(|w| w.tokens).sum())
+    }
+
+    /// The tokenizer's own pipeline over `piece`, the model memoised per pre-token.
+    fn exact_piece(
         &self,
         piece: &str,
         offset: usize,
-        cache: &mut HashMap<Box<str>, u32>,
+        cache: &mut FxHashMap<Box<str>, u32>,
         words: &mut Vec<Word>,
     ) -> Result<(), TokenizeError> {
         let encode_error = |e: tokenizers::Error| TokenizeError::Encode(e.to_string());
@@ -141,22 +221,18 @@ impl ModelTokenizer {
         Ok(())
     }
 
+    /// Forgets the memoised word counts (benchmarks measure from a cold memo).
+    pub fn clear_word_cache(&self) {
+        *self.memo.lock().unwrap_or_else(PoisonError::into_inner) = WordMemo::default();
+    }
+
+    /// The underlying `tokenizers` tokenizer.
+    pub fn inner(&self) -> &Tokenizer {
+        &self.inner
+    }
+
     /// Id used for padding positions (masked out, so any valid id works; `<pad>` if known).
     pub fn pad_id(&self) -> u32 {
         self.inner.token_to_id("<pad>").or_else(|| self.inner.token_to_id("[PAD]")).unwrap_or(0)
-    }
-}
-
-/// End of the measuring piece that starts at `start`: just after the first newline past
-/// `start + MEASURE_PIECE_BYTES`, or the end of the text. Pre-tokens never cross a newline
-/// (it normalises to a space), so measuring piece by piece is exact.
-fn piece_end(text: &str, start: usize) -> usize {
-    let target = start + MEASURE_PIECE_BYTES;
-    if target >= text.len() {
-        return text.len();
-    }
-    match text.as_bytes()[target..].iter().position(|&b| b == b'\n') {
-        Some(newline) => target + newline + 1,
-        None => text.len(),
     }
 }

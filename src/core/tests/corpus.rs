@@ -1,12 +1,38 @@
 //! Every markdown file of the shared corpora through the chunker's invariants, with the
 //! real e5 tokenizer at max_tokens = 800: no chunk over the limit, token counts equal to a
-//! full encode of the chunk, offsets pointing at the text, nothing lost.
+//! full encode of the chunk, offsets pointing at the text, nothing lost; and the fast
+//! measuring pass equal to a full encode of each whole document (total and boundaries).
 //!
 //! Reads ../shared/corpora (or $PG_DOF_CORPORA); says SKIPPED when a folder is absent.
 
 mod common;
 
+use std::collections::HashSet;
+
 use dof_core::chunk::{chunk_document, invariants, ChunkOptions};
+use dof_core::tokenize::ModelTokenizer;
+
+/// The fast measuring pass against a full encode of the whole document: the same total,
+/// and every word boundary is a token boundary.
+fn words_match_a_full_encode(tokenizer: &ModelTokenizer, text: &str) -> Result<(), String> {
+    let text = text.trim_end();
+    let words = tokenizer.words(text, &mut || {}).map_err(|e| e.to_string())?;
+    let encoding = tokenizer.inner().encode(text, false).map_err(|e| e.to_string())?;
+    let total: usize = words.iter().map(|w| w.tokens as usize).sum();
+    if total != encoding.len() {
+        return Err(format!("words sum to {total} tokens, a full encode gives {}", encoding.len()));
+    }
+    let starts: HashSet<usize> = encoding
+        .get_offsets()
+        .iter()
+        .map(|&(start, end)| start + (text[start..end].len() - text[start..end].trim_start().len()))
+        .collect();
+    let ends: HashSet<usize> = encoding.get_offsets().iter().map(|&(_, end)| end).collect();
+    match words.iter().find(|w| !starts.contains(&w.start) || !ends.contains(&w.end)) {
+        Some(w) => Err(format!("word {}..{} ({:?}) is not on token boundaries", w.start, w.end, &text[w.start..w.end])),
+        None => Ok(()),
+    }
+}
 
 fn run_folder(name: &str) {
     let Some(tokenizer) = common::tokenizer() else { return };
@@ -23,6 +49,9 @@ fn run_folder(name: &str) {
         let text = std::fs::read_to_string(file).expect("utf-8 markdown");
         let chunks = chunk_document(&text, tokenizer, &options).expect("chunks");
         if let Err(problem) = invariants::check(&text, &chunks, options.max_tokens, tokenizer) {
+            panic!("{}: {problem}", file.display());
+        }
+        if let Err(problem) = words_match_a_full_encode(tokenizer, &text) {
             panic!("{}: {problem}", file.display());
         }
         chunks_total += chunks.len();

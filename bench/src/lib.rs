@@ -1,0 +1,68 @@
+//! Shared pieces of the benchmark binaries: corpus loading, timing, table printing.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The shared corpora: $PG_DOF_CORPORA or ../shared/corpora beside the checkout.
+pub fn corpora() -> PathBuf {
+    std::env::var("PG_DOF_CORPORA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"))
+}
+
+/// The installed e5 tokenizer.json ($PG_DOF_HOME, default /usr/local/share/pg_dof).
+pub fn tokenizer_path() -> PathBuf {
+    let home = std::env::var("PG_DOF_HOME").unwrap_or_else(|_| "/usr/local/share/pg_dof".into());
+    Path::new(&home).join("models/multilingual-e5-small/tokenizer.json")
+}
+
+/// Every markdown file under `corpora()/name`, sorted by path; exits with a message when absent.
+pub fn load_corpus(name: &str) -> Vec<(PathBuf, String)> {
+    let folder = corpora().join(name);
+    if !folder.is_dir() {
+        eprintln!("corpus {} is absent: set PG_DOF_CORPORA", folder.display());
+        std::process::exit(2);
+    }
+    let mut files = Vec::new();
+    let mut stack = vec![folder];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("readable folder").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files.into_iter().map(|p| (p.clone(), std::fs::read_to_string(&p).expect("utf-8"))).collect()
+}
+
+pub fn megabytes(docs: &[&str]) -> f64 {
+    docs.iter().map(|d| d.len()).sum::<usize>() as f64 / 1e6
+}
+
+/// Median wall time in seconds of `runs` runs of `f`.
+pub fn median_seconds(runs: usize, mut f: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(|a, b| a.total_cmp(b));
+    times[times.len() / 2]
+}
+
+pub fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    if values.is_empty() {
+        0.0
+    } else if values.len() % 2 == 1 {
+        values[values.len() / 2]
+    } else {
+        (values[values.len() / 2 - 1] + values[values.len() / 2]) / 2.0
+    }
+}

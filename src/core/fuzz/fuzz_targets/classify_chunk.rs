@@ -1,0 +1,48 @@
+//! classify + chunk on arbitrary input, with the character sizer and (when installed) the
+//! real e5 tokenizer; every invariant is checked, so a violation is a crash.
+//!
+//!   cargo +nightly fuzz run classify_chunk -- -max_total_time=1800
+#![no_main]
+
+use std::sync::OnceLock;
+
+use dof_core::chunk::measure::ChunkSizer;
+use dof_core::chunk::{chunk_document, invariants, CharacterSizer, ChunkOptions};
+use dof_core::classify::{classify, Pattern, Thresholds};
+use dof_core::tokenize::ModelTokenizer;
+use libfuzzer_sys::fuzz_target;
+
+fn tokenizer() -> Option<&'static ModelTokenizer> {
+    static TOKENIZER: OnceLock<Option<ModelTokenizer>> = OnceLock::new();
+    TOKENIZER
+        .get_or_init(|| {
+            let home = std::env::var("PG_DOF_HOME").unwrap_or_else(|_| "/usr/local/share/pg_dof".into());
+            let path = std::path::Path::new(&home).join("models/multilingual-e5-small/tokenizer.json");
+            ModelTokenizer::from_file(&path).ok()
+        })
+        .as_ref()
+}
+
+fn check(text: &str, sizer: &dyn ChunkSizer, options: &ChunkOptions) {
+    let chunks = chunk_document(text, sizer, options).expect("valid options never fail");
+    if let Err(problem) = invariants::check(text, &chunks, options.max_tokens, sizer) {
+        panic!("{} sizer: {problem}", sizer.name());
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (control, body) = data.split_first().unwrap_or((&0, &[]));
+    let text = String::from_utf8_lossy(body);
+    let small = Thresholds { small_bytes: 64, giant_bytes: 4096, ..Thresholds::default() };
+    let _ = classify(&text, &small);
+    let pattern = match control % 6 {
+        0 => None,
+        n => Some(Pattern::ALL[usize::from(n) - 1]),
+    };
+    let max_tokens = 16 + usize::from(control / 6) * 4;
+    let options = ChunkOptions { max_tokens, overlap_tokens: 8, thresholds: small, pattern };
+    check(&text, &CharacterSizer, &options);
+    if let Some(tokenizer) = tokenizer() {
+        check(&text, tokenizer, &options);
+    }
+});

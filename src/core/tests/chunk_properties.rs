@@ -1,0 +1,71 @@
+//! Property tests: generated markdown through the chunker, with the character sizer (many
+//! cases, fast) and the real e5 tokenizer (fewer cases), every invariant checked.
+
+mod common;
+
+use dof_core::chunk::{chunk_document, invariants, CharacterSizer, ChunkOptions};
+use dof_core::chunk::measure::ChunkSizer;
+use dof_core::classify::Pattern;
+use proptest::prelude::*;
+
+fn word() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[a-záéíóúñ]{1,12}",
+        1 => "[A-Z0-9.,;:¿?¡!()$%-]{1,6}",
+        1 => "\\PC{1,4}",
+        1 => "[a-z]{30,300}",
+    ]
+}
+
+fn line(max_words: usize) -> impl Strategy<Value = String> {
+    prop::collection::vec(word(), 1..max_words).prop_map(|words| words.join(" "))
+}
+
+fn block() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => prop::collection::vec(line(40), 1..6).prop_map(|lines| lines.join("\n")),
+        1 => (1..4usize, line(6)).prop_map(|(level, title)| format!("{} {title}", "#".repeat(level))),
+        1 => line(6).prop_map(|title| format!("**{title}**")),
+        1 => (1..5usize, prop::collection::vec(line(8), 1..30), any::<bool>()).prop_map(|(columns, cells, separator)| {
+            let header = format!("|{}|", vec![" h "; columns].join("|"));
+            let rule = format!("|{}|", vec!["---"; columns].join("|"));
+            let rows: Vec<String> = cells.iter().map(|c| format!("| {c} |")).collect();
+            if separator { format!("{header}\n{rule}\n{}", rows.join("\n")) } else { rows.join("\n") }
+        }),
+        1 => line(10).prop_map(|code| format!("```\n{code}")),
+        1 => line(10).prop_map(|text| format!("<!-- IMAGE_DESCRIPTION: {text} -->")),
+    ]
+}
+
+fn document() -> impl Strategy<Value = String> {
+    prop::collection::vec((block(), prop_oneof!["\n\n", "\n", " \n\n\t", "\r\n\r\n"]), 0..40)
+        .prop_map(|blocks| blocks.into_iter().map(|(b, sep)| b + &sep).collect())
+}
+
+fn pattern() -> impl Strategy<Value = Option<Pattern>> {
+    prop_oneof![Just(None), prop::sample::select(Pattern::ALL.to_vec()).prop_map(Some)]
+}
+
+fn check(doc: &str, sizer: &dyn ChunkSizer, max_tokens: usize, pattern: Option<Pattern>) -> Result<(), TestCaseError> {
+    let options = ChunkOptions { max_tokens, pattern, ..ChunkOptions::default() };
+    let chunks = chunk_document(doc, sizer, &options).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    invariants::check(doc, &chunks, max_tokens, sizer).map_err(TestCaseError::fail)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #[test]
+    fn invariants_hold_with_the_character_sizer(doc in document(), max_tokens in 16usize..400, pattern in pattern()) {
+        check(&doc, &CharacterSizer, max_tokens, pattern)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #[test]
+    fn invariants_hold_with_the_e5_tokenizer(doc in document(), max_tokens in 16usize..300, pattern in pattern()) {
+        if let Some(tokenizer) = common::tokenizer() {
+            check(&doc, tokenizer, max_tokens, pattern)?;
+        }
+    }
+}
