@@ -7,7 +7,7 @@ export PG_DOF_CACHE ?= /var/cache/pg_dof
 export CARGO_TARGET_DIR ?= $(PG_DOF_CACHE)/target
 ARGS ?=
 
-.PHONY: run test setup install start stop clean psql bench test-core test-pgrx test-regress
+.PHONY: run test setup install start stop clean psql bench fuzz test-core test-pgrx test-regress
 
 run: install start ## set up, build, install, start the local cluster, load samples, report
 	@scripts/demo.sh
@@ -32,6 +32,12 @@ clean: ## stop the local cluster and delete its data
 
 psql: ## psql on the local cluster; extra arguments through ARGS='-Atc "select 1"'
 	@scripts/cluster.sh psql $(ARGS)
+
+bench: setup ## every benchmark, release builds, tables on stdout (needs ../shared/corpora or PG_DOF_CORPORA)
+	@scripts/bench.sh
+
+fuzz: ## fuzz classify + chunk (SECONDS=1800)
+	@scripts/fuzz.sh $${SECONDS:-1800}
 
 test-core:
 	@scripts/test.sh core

@@ -12,7 +12,8 @@ mkdir -p "$corpus"
 cp "$here"/../samples/*.md "$corpus/"
 corpora="${PG_DOF_CORPORA:-$here/../../shared/corpora}"
 if [ -d "$corpora" ]; then
-  find "$corpora" -name '*.md' | head -200 | while read -r f; do
+  mapfile -t seeds < <(find "$corpora" -name '*.md' | sort)
+  for f in "${seeds[@]}"; do
     head -c 4096 "$f" > "$corpus/$(echo "$f" | cksum | cut -d' ' -f1).md"
   done
 fi
