@@ -1,13 +1,77 @@
--- Embedding functions returning pgvector's `vector`. SQL-standard bodies are parsed
--- here, during CREATE EXTENSION, when pgvector's schema is on the search_path: the cast
--- is bound to the `vector` type by OID, wherever pgvector was installed.
+-- Embedding functions returning pgvector's `vector`. SQL-standard bodies are parsed here,
+-- during CREATE EXTENSION, when pgvector's schema is on the search_path: the casts bind to
+-- the `vector` type by OID, wherever pgvector lives, and dof_models is bound by OID too.
 
 CREATE FUNCTION dof_embed_query(query text, model text DEFAULT NULL) RETURNS vector
     LANGUAGE sql STABLE PARALLEL SAFE
-    RETURN dof_embed_query_real(query, model)::vector;
+    RETURN (SELECT dof_embed_query_internal(query, m.kind, m.name, m.model_file, m.tokenizer_file,
+                                            m.dimension, m.max_positions, m.query_prefix, m.revision)::vector
+            FROM dof_model(model) m);
+
+CREATE FUNCTION dof_embed(texts text[], model text DEFAULT NULL, as_query boolean DEFAULT false)
+    RETURNS TABLE (ordinality integer, embedding vector)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT e.ordinality, e.embedding::vector
+    FROM dof_model(model) m,
+         dof_embed_internal(texts, m.kind, m.name, m.model_file, m.tokenizer_file, m.dimension,
+                            m.max_positions, CASE WHEN as_query THEN m.query_prefix ELSE m.passage_prefix END,
+                            m.revision) e;
+END;
+
+CREATE FUNCTION dof_embed_late(chunks text[], front_matter text[] DEFAULT NULL, model text DEFAULT NULL)
+    RETURNS TABLE (ordinality integer, embedding vector)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT e.ordinality, e.embedding::vector
+    FROM dof_model(model) m,
+         dof_embed_late_internal(chunks, front_matter, m.kind, m.name, m.model_file, m.tokenizer_file,
+                                 m.dimension, m.max_positions, m.passage_prefix, m.revision) e;
+END;
+
+-- Registers a model after loading it once: the files must exist and the output must be
+-- per-token states of the declared (or discovered) dimension.
+CREATE FUNCTION dof_register_model(name text, model_file text, tokenizer_file text,
+                                   query_prefix text DEFAULT '', passage_prefix text DEFAULT '',
+                                   max_positions integer DEFAULT 512, make_default boolean DEFAULT false)
+    RETURNS dof_models
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    probed integer := dof_probe_model_internal(name, model_file, tokenizer_file, max_positions);
+    registered dof_models;
+BEGIN
+    IF probed > 2000 THEN
+        RAISE EXCEPTION 'model "%" has % dimensions, over the 2000 that an HNSW index on vector supports', name, probed
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'store its embeddings as halfvec (HNSW supports up to 4000 dimensions) or pick a smaller model';
+    END IF;
+    IF make_default THEN
+        UPDATE dof_models SET is_default = false WHERE is_default;
+    END IF;
+    INSERT INTO dof_models AS m (name, kind, model_file, tokenizer_file, dimension, max_positions,
+                                 query_prefix, passage_prefix, revision, is_default)
+    VALUES (name, 'onnx', model_file, tokenizer_file, probed, max_positions, query_prefix, passage_prefix,
+            to_char(clock_timestamp(), 'YYYYMMDD"T"HH24MISS.US'), make_default)
+    ON CONFLICT ON CONSTRAINT dof_models_pkey DO UPDATE
+        SET model_file = excluded.model_file, tokenizer_file = excluded.tokenizer_file,
+            dimension = excluded.dimension, max_positions = excluded.max_positions,
+            query_prefix = excluded.query_prefix, passage_prefix = excluded.passage_prefix,
+            revision = excluded.revision, is_default = excluded.is_default OR m.is_default
+    RETURNING * INTO registered;
+    RETURN registered;
+END
+$$;
 
 COMMENT ON FUNCTION dof_embed_query(text, text) IS
-    'Embeds a search query with the model''s query prefix (e5: "query: "), mean-pooled and L2-normalised; model NULL means pg_dof.default_model';
-COMMENT ON FUNCTION dof_embed_query_real(text, text) IS
-    'dof_embed_query as real[]; the vector-typed dof_embed_query is the one to use';
+    'Embeds a search query in the backend with the model''s query prefix (e5: "query: "), mean-pooled and L2-normalised';
+COMMENT ON FUNCTION dof_embed(text[], text, boolean) IS
+    'Embeds passages (or queries with as_query) in length-sorted batches; one row per input, in input order; texts over the model window are truncated to it';
+COMMENT ON FUNCTION dof_embed_late(text[], text[], text) IS
+    'Late chunking: the chunks of one document embedded in one model pass per window, each mean-pooled over its own tokens; front_matter[i] (H1 + H2) starts windows that start at chunk i';
+COMMENT ON FUNCTION dof_register_model(text, text, text, text, text, integer, boolean) IS
+    'Registers (or updates) an ONNX embedding model after loading it and probing its output dimension';
+COMMENT ON FUNCTION dof_embed_query_internal(text, text, text, text, text, integer, integer, text, text) IS 'Internal: use dof_embed_query';
+COMMENT ON FUNCTION dof_embed_internal(text[], text, text, text, text, integer, integer, text, text) IS 'Internal: use dof_embed';
+COMMENT ON FUNCTION dof_embed_late_internal(text[], text[], text, text, text, text, integer, integer, text, text) IS 'Internal: use dof_embed_late';
+COMMENT ON FUNCTION dof_probe_model_internal(text, text, text, integer) IS 'Internal: used by dof_register_model';
 COMMENT ON FUNCTION dof_version() IS 'Version of the pg_dof shared library';

@@ -2,24 +2,22 @@
 //!
 //! A backend is a single-threaded process, so `thread_local` maps are enough (the pattern
 //! pg_jsonschema uses). Loading the ONNX session and the 17 MB tokenizer costs far more
-//! than one query embedding, so each happens once per backend per file (and thread count).
-//! Closures' errors are returned, never raised inside: borrows are released before the
-//! SQL layer reports them.
+//! than one query embedding, so each happens once per backend per model revision (and
+//! thread count). Errors are returned, never raised while a map is borrowed.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use dof_core::embed::{EmbedError, ModelSpec, OnnxEmbedder, OnnxOptions};
+use dof_core::embed::{EmbedError, Embedder, HashEmbedder, ModelKind, ModelSpec, OnnxEmbedder, OnnxOptions};
 use dof_core::tokenize::{ModelTokenizer, TokenizeError};
 
 use crate::guc;
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct EmbedderKey {
-    model_file: PathBuf,
-    tokenizer_file: PathBuf,
+    spec: ModelSpec,
     intra_threads: usize,
 }
 
@@ -28,10 +26,13 @@ thread_local! {
     static EMBEDDERS: RefCell<HashMap<EmbedderKey, OnnxEmbedder>> = RefCell::new(HashMap::new());
 }
 
-/// The spec of `model`, or of `pg_dof.default_model` when `None`.
-pub fn resolve(model: Option<&str>) -> Result<ModelSpec, EmbedError> {
-    let name = model.map_or_else(guc::default_model, str::to_string);
-    ModelSpec::in_dir(&guc::model_dir(), &name)
+/// The default model's spec when no registry is at hand (chunking by model name).
+pub fn spec_by_name(model: Option<&str>) -> Result<ModelSpec, EmbedError> {
+    let name = match model {
+        Some(name) => name.to_string(),
+        None => Some(guc::default_model()).filter(|n| !n.is_empty()).unwrap_or_else(|| "multilingual-e5-small".into()),
+    };
+    ModelSpec::e5_in_dir(&guc::model_dir(), &name)
 }
 
 /// The (cached) tokenizer of `spec`.
@@ -46,28 +47,57 @@ pub fn tokenizer(spec: &ModelSpec) -> Result<Arc<ModelTokenizer>, TokenizeError>
     })
 }
 
-/// Runs `f` with the (cached) embedder of `spec`.
-pub fn with_embedder<R>(
-    spec: &ModelSpec,
-    f: impl FnOnce(&mut OnnxEmbedder) -> Result<R, EmbedError>,
-) -> Result<R, EmbedError> {
-    let key = EmbedderKey {
-        model_file: spec.model_file.clone(),
-        tokenizer_file: spec.tokenizer_file.clone(),
-        intra_threads: guc::intra_op_threads(),
-    };
+/// Runs `f` with the (cached) ONNX embedder of `spec`, checked against its registered dimension.
+fn with_onnx<R>(spec: &ModelSpec, f: impl FnOnce(&mut OnnxEmbedder) -> Result<R, EmbedError>) -> Result<R, EmbedError> {
+    let key = EmbedderKey { spec: spec.clone(), intra_threads: guc::intra_op_threads() };
     EMBEDDERS.with(|cell| {
         let mut embedders = cell.borrow_mut();
         if !embedders.contains_key(&key) {
-            // the model file first: a missing model is the more likely and clearer error
-            if !spec.model_file.is_file() {
-                return Err(EmbedError::ModelMissing { path: spec.model_file.clone() });
+            let embedder = load(spec, key.intra_threads)?;
+            if spec.dimension != 0 && embedder.dimension() != spec.dimension {
+                return Err(EmbedError::DimensionMismatch {
+                    name: spec.name.clone(),
+                    registered: spec.dimension,
+                    actual: embedder.dimension(),
+                });
             }
-            let options = OnnxOptions { intra_threads: key.intra_threads, max_positions: spec.max_positions, ..OnnxOptions::default() };
-            let embedder = OnnxEmbedder::load(&guc::onnxruntime_library(), &spec.model_file, tokenizer(spec)?, options)?;
             embedders.insert(key.clone(), embedder);
         }
-        let embedder = embedders.get_mut(&key).expect("inserted above");
-        f(embedder)
+        f(embedders.get_mut(&key).expect("inserted above"))
     })
+}
+
+/// Loads a model without caching it (registration probes).
+pub fn load(spec: &ModelSpec, intra_threads: usize) -> Result<OnnxEmbedder, EmbedError> {
+    // the model file first: a missing model is the likelier and clearer error
+    if !spec.model_file.is_file() {
+        return Err(EmbedError::ModelMissing { path: spec.model_file.clone() });
+    }
+    let options = OnnxOptions { intra_threads, max_positions: spec.max_positions, ..OnnxOptions::default() };
+    OnnxEmbedder::load(&guc::onnxruntime_library(), &spec.model_file, tokenizer(spec)?, options)
+}
+
+/// Independent embeddings of `texts`, each with `prefix`.
+pub fn embed(spec: &ModelSpec, texts: &[&str], prefix: &str, between_batches: &mut dyn FnMut()) -> Result<Vec<Vec<f32>>, EmbedError> {
+    let prefixed: Vec<String> = texts.iter().map(|t| format!("{prefix}{t}")).collect();
+    let refs: Vec<&str> = prefixed.iter().map(String::as_str).collect();
+    match spec.kind {
+        ModelKind::Hash => HashEmbedder::new(spec.dimension).embed(&refs, between_batches),
+        ModelKind::Onnx => with_onnx(spec, |embedder| embedder.embed(&refs, between_batches)),
+    }
+}
+
+/// Late-chunked embeddings of one document's `chunks`.
+pub fn embed_late(
+    spec: &ModelSpec,
+    chunks: &[&str],
+    front_matter: &[&str],
+    prefix: &str,
+    between_batches: &mut dyn FnMut(),
+) -> Result<Vec<Vec<f32>>, EmbedError> {
+    match spec.kind {
+        // no context to share: the hash embedder embeds each chunk on its own
+        ModelKind::Hash => embed(spec, chunks, prefix, between_batches),
+        ModelKind::Onnx => with_onnx(spec, |embedder| embedder.embed_late(chunks, front_matter, prefix, between_batches)),
+    }
 }

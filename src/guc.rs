@@ -10,14 +10,13 @@ use pgrx::pg_sys;
 const DEFAULT_ONNXRUNTIME_LIBRARY: &CStr = c"/usr/local/share/pg_dof/lib/libonnxruntime.so.1.31.1";
 /// Where `make setup` installs models, one folder per model name.
 const DEFAULT_MODEL_DIR: &CStr = c"/usr/local/share/pg_dof/models";
-const DEFAULT_MODEL: &CStr = c"multilingual-e5-small";
 /// Default intra-op threads when the setting is 0: the machine's cores, capped so that many
 /// connections embedding at once do not oversubscribe the CPU (PostgresML users hit that).
 const MAX_AUTO_THREADS: usize = 4;
 
 static ONNXRUNTIME_LIBRARY: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(DEFAULT_ONNXRUNTIME_LIBRARY));
 static MODEL_DIR: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(DEFAULT_MODEL_DIR));
-static DEFAULT_MODEL_NAME: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(DEFAULT_MODEL));
+static DEFAULT_MODEL_NAME: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(c""));
 static INTRA_OP_THREADS: GucSetting<i32> = GucSetting::<i32>::new(0);
 
 pub fn init() {
@@ -40,7 +39,7 @@ pub fn init() {
     GucRegistry::define_string_guc(
         c"pg_dof.default_model",
         c"Embedding model used when a function's model argument is NULL.",
-        c"The name of a sub-folder of pg_dof.model_dir.",
+        c"A name in dof_models; empty (the default) means the row marked is_default.",
         &DEFAULT_MODEL_NAME,
         GucContext::Userset,
         GucFlags::default(),

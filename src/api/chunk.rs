@@ -119,7 +119,7 @@ pub(crate) fn chunk(doc: &str, options: &ChunkOptions, model: Option<&str>) -> V
     let result = if model == Some("") {
         chunk_document_with(doc, &CharacterSizer, options, check_interrupts)
     } else {
-        let spec = backend_models::resolve(model).unwrap_or_else(|e| raise_embed_error(e));
+        let spec = backend_models::spec_by_name(model).unwrap_or_else(|e| raise_embed_error(e));
         let tokenizer = backend_models::tokenizer(&spec).unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e)));
         chunk_document_with(doc, tokenizer.as_ref(), options, check_interrupts)
     };

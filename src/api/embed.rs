@@ -1,26 +1,144 @@
-//! Embedding from SQL. The `vector`-typed wrappers are in sql/embed.sql: they are SQL
-//! functions over these `real[]` ones, so the `vector` type is bound by OID when the
-//! extension is created, whatever schema pgvector lives in.
+//! Embedding from SQL. The user-facing functions are SQL wrappers in sql/embed.sql that
+//! read the model's dof_models row and cast to `vector`; these take that row's fields.
 
-use dof_core::embed::Embedder;
+use dof_core::embed::{ModelKind, ModelSpec};
 use pgrx::prelude::*;
 
-use super::errors::raise_embed_error;
-use crate::backend_models;
+use super::errors::{raise_embed_error, raise_invalid_parameter, raise_too_long};
+use crate::{backend_models, guc};
 
-/// The query's embedding (with the model's query prefix), L2-normalised.
-#[pg_extern(stable, parallel_safe)]
-fn dof_embed_query_real(query: &str, model: default!(Option<&str>, "NULL")) -> Vec<f32> {
-    let embedded = backend_models::resolve(model).and_then(|spec| {
-        let text = format!("{}{query}", spec.query_prefix);
-        backend_models::with_embedder(&spec, |embedder| {
-            embedder.embed(&[text.as_str()], &mut || {
-                pgrx::check_for_interrupts!();
-            })
+/// Texts longer than this are refused by the independent embedding functions: the model
+/// sees 512 tokens (~2 KB) at most, so a longer text is a document to chunk first.
+const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+#[allow(clippy::too_many_arguments)]
+fn spec(
+    kind: &str,
+    name: &str,
+    model_file: Option<&str>,
+    tokenizer_file: Option<&str>,
+    dimension: i32,
+    max_positions: i32,
+    revision: &str,
+) -> ModelSpec {
+    let kind = ModelKind::parse(kind).unwrap_or_else(|| raise_invalid_parameter(&format!("unknown model kind \"{kind}\"")));
+    let dimension = usize::try_from(dimension).unwrap_or(0);
+    let max_positions = usize::try_from(max_positions).unwrap_or(0);
+    let built = ModelSpec::onnx(
+        name,
+        &guc::model_dir(),
+        model_file.unwrap_or(""),
+        tokenizer_file.unwrap_or(""),
+        dimension,
+        max_positions,
+        "",
+        "",
+        revision,
+    );
+    let mut spec = built.unwrap_or_else(|e| raise_embed_error(e));
+    spec.kind = kind;
+    spec
+}
+
+fn check_interrupts() {
+    pgrx::check_for_interrupts!();
+}
+
+/// Non-null, non-empty inputs, or an ERROR naming the first bad element.
+fn inputs<'a>(values: &'a [Option<String>], what: &str, max_bytes: Option<usize>) -> Vec<&'a str> {
+    if values.is_empty() {
+        raise_invalid_parameter(&format!("{what} must not be empty"));
+    }
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, value)| match value {
+            None => raise_invalid_parameter(&format!("{what}[{}] is NULL", i + 1)),
+            Some(text) if max_bytes.is_some_and(|max| text.len() > max) => raise_too_long(
+                &format!("{what}[{}] has {} bytes, over the {} bytes pg_dof embeds as one text", i + 1, text.len(), max_bytes.unwrap_or(0)),
+                "the model sees 512 tokens at most: split the document with dof_chunk() or embed its chunks with dof_embed_late()",
+            ),
+            Some(text) if what == "chunks" && text.trim().is_empty() => {
+                raise_invalid_parameter(&format!("chunks[{}] has no text", i + 1))
+            }
+            Some(text) => text.as_str(),
         })
-    });
-    match embedded {
+        .collect()
+}
+
+#[pg_extern(stable, parallel_safe)]
+#[allow(clippy::too_many_arguments)]
+fn dof_embed_query_internal(
+    query: &str,
+    kind: &str,
+    name: &str,
+    model_file: Option<&str>,
+    tokenizer_file: Option<&str>,
+    dimension: i32,
+    max_positions: i32,
+    prefix: &str,
+    revision: &str,
+) -> Vec<f32> {
+    let spec = spec(kind, name, model_file, tokenizer_file, dimension, max_positions, revision);
+    let query = [Some(query.to_string())];
+    let texts = inputs(&query, "query", Some(MAX_TEXT_BYTES));
+    match backend_models::embed(&spec, &texts, prefix, &mut check_interrupts) {
         Ok(mut vectors) => vectors.pop().unwrap_or_default(),
+        Err(error) => raise_embed_error(error),
+    }
+}
+
+#[pg_extern(stable, parallel_safe)]
+#[allow(clippy::too_many_arguments)]
+fn dof_embed_internal(
+    texts: Vec<Option<String>>,
+    kind: &str,
+    name: &str,
+    model_file: Option<&str>,
+    tokenizer_file: Option<&str>,
+    dimension: i32,
+    max_positions: i32,
+    prefix: &str,
+    revision: &str,
+) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
+    let spec = spec(kind, name, model_file, tokenizer_file, dimension, max_positions, revision);
+    let texts = inputs(&texts, "texts", Some(MAX_TEXT_BYTES));
+    let vectors = backend_models::embed(&spec, &texts, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
+    TableIterator::new(vectors.into_iter().enumerate().map(|(i, v)| (i as i32 + 1, v)))
+}
+
+#[pg_extern(stable, parallel_safe)]
+#[allow(clippy::too_many_arguments)]
+fn dof_embed_late_internal(
+    chunks: Vec<Option<String>>,
+    front_matter: Option<Vec<Option<String>>>,
+    kind: &str,
+    name: &str,
+    model_file: Option<&str>,
+    tokenizer_file: Option<&str>,
+    dimension: i32,
+    max_positions: i32,
+    prefix: &str,
+    revision: &str,
+) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
+    let spec = spec(kind, name, model_file, tokenizer_file, dimension, max_positions, revision);
+    let chunks = inputs(&chunks, "chunks", None);
+    let front_matter = front_matter.unwrap_or_default();
+    let front: Vec<&str> = front_matter.iter().map(|f| f.as_deref().unwrap_or("")).collect();
+    if !front.is_empty() && front.len() != chunks.len() {
+        raise_invalid_parameter(&format!("front_matter has {} elements but chunks has {}", front.len(), chunks.len()));
+    }
+    let vectors =
+        backend_models::embed_late(&spec, &chunks, &front, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
+    TableIterator::new(vectors.into_iter().enumerate().map(|(i, v)| (i as i32 + 1, v)))
+}
+
+/// Loads a model once (not cached) and returns its output dimension.
+#[pg_extern(volatile)]
+fn dof_probe_model_internal(name: &str, model_file: &str, tokenizer_file: &str, max_positions: i32) -> i32 {
+    let spec = spec("onnx", name, Some(model_file), Some(tokenizer_file), 0, max_positions, "probe");
+    match backend_models::load(&spec, 1) {
+        Ok(embedder) => dof_core::embed::Embedder::dimension(&embedder) as i32,
         Err(error) => raise_embed_error(error),
     }
 }
@@ -53,6 +171,15 @@ mod tests {
         assert_eq!(dims, Some(384));
         let norm = Spi::get_one::<f64>("SELECT vector_norm(dof_embed_query('hola'))").unwrap().unwrap();
         assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
+    }
+
+    #[pg_test]
+    fn batch_embeddings_come_back_in_input_order() {
+        let same = Spi::get_one::<bool>(
+            "SELECT bool_and(e.embedding = d.embedding) FROM dof_embed(ARRAY['uno', 'dos dos', 'tres tres tres']) e
+             JOIN LATERAL dof_embed(ARRAY[(ARRAY['uno', 'dos dos', 'tres tres tres'])[e.ordinality]]) d ON true",
+        );
+        assert_eq!(same, Ok(Some(true)));
     }
 
     #[pg_test(error = "model file \"/nonexistent/multilingual-e5-small/model.onnx\" does not exist")]

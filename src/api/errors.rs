@@ -24,6 +24,11 @@ pub fn raise_invalid_parameter(message: &str) -> ! {
     raise(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, message.to_string(), None)
 }
 
+/// An input over a size limit (SQLSTATE 54000).
+pub fn raise_too_long(message: &str, hint: &str) -> ! {
+    raise(PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED, message.to_string(), Some(hint.to_string()))
+}
+
 pub fn raise_chunk_error(error: ChunkError) -> ! {
     match error {
         ChunkError::Tokenize(e) => raise_embed_error(EmbedError::Tokenizer(e)),
@@ -56,6 +61,11 @@ pub fn raise_embed_error(error: EmbedError) -> ! {
             ERRCODE_INVALID_PARAMETER_VALUE,
             "pg_dof needs per-token states ([batch, sequence, hidden]) to pool; export the model without a pooling head".to_string(),
         ),
+        EmbedError::DimensionMismatch { .. } => (
+            ERRCODE_DATA_EXCEPTION,
+            "re-register the model with dof_register_model() so dof_models records its real dimension".to_string(),
+        ),
+        EmbedError::InvalidInput(_) => (ERRCODE_INVALID_PARAMETER_VALUE, "dof_chunk() cuts documents into pieces the model can embed".to_string()),
         EmbedError::Tokenizer(TokenizeError::Encode(_)) | EmbedError::Inference(_) => {
             (ERRCODE_EXTERNAL_ROUTINE_EXCEPTION, "the server log may have ONNX Runtime's details".to_string())
         }

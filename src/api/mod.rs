@@ -6,5 +6,17 @@ mod embed;
 mod errors;
 mod version;
 
-pgrx::extension_sql_file!("../../sql/embed.sql", name = "embed", requires = [embed::dof_embed_query_real, version::dof_version]);
+pgrx::extension_sql_file!("../../sql/models.sql", name = "models");
+pgrx::extension_sql_file!(
+    "../../sql/embed.sql",
+    name = "embed",
+    requires = [
+        "models",
+        embed::dof_embed_query_internal,
+        embed::dof_embed_internal,
+        embed::dof_embed_late_internal,
+        embed::dof_probe_model_internal,
+        version::dof_version
+    ]
+);
 pgrx::extension_sql_file!("../../sql/chunk.sql", name = "chunk", requires = [chunk::dof_classify, chunk::dof_classify_features, chunk::dof_chunk]);

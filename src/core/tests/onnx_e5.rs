@@ -9,7 +9,7 @@ use dof_core::embed::{Embedder, ModelSpec, OnnxEmbedder, OnnxOptions};
 use dof_core::tokenize::ModelTokenizer;
 
 fn load() -> Option<(OnnxEmbedder, ModelSpec)> {
-    let spec = ModelSpec::in_dir(&common::model_dir(), "multilingual-e5-small").unwrap();
+    let spec = ModelSpec::e5_in_dir(&common::model_dir(), "multilingual-e5-small").unwrap();
     let runtime = common::runtime_library();
     if !common::require(&[runtime.clone(), spec.model_file.clone(), spec.tokenizer_file.clone()]) {
         return None;
@@ -54,4 +54,58 @@ fn text_longer_than_the_window_is_truncated_not_rejected() {
     assert_eq!(vectors.len(), 2);
     assert!(batches >= 1);
     assert!((dot(&vectors[0], &vectors[0]) - 1.0).abs() < 1e-4);
+}
+
+fn reference() -> serde_json::Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/e5_reference.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("golden file")).expect("json")
+}
+
+fn vector(value: &serde_json::Value) -> Vec<f32> {
+    value.as_array().expect("array").iter().map(|v| v.as_f64().expect("number") as f32).collect()
+}
+
+#[test]
+fn embeddings_match_the_python_onnx_runtime_reference() {
+    let Some((mut embedder, _)) = load() else { return };
+    let golden = reference();
+    for case in golden["independent"].as_array().unwrap() {
+        let text = case["text"].as_str().unwrap();
+        let ours = embedder.embed(&[text], &mut || {}).unwrap().remove(0);
+        let cosine = dot(&ours, &vector(&case["vector"]));
+        assert!(cosine > 1.0 - 1e-4, "{text:?}: cosine {cosine} with the reference");
+    }
+}
+
+#[test]
+fn late_chunking_matches_the_python_reference_pooling() {
+    let Some((mut embedder, _)) = load() else { return };
+    let late = &reference()["late"];
+    let chunks: Vec<&str> = late["chunks"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    let ours = embedder.embed_late(&chunks, &[], late["prefix"].as_str().unwrap(), &mut || {}).unwrap();
+    for (i, expected) in late["vectors"].as_array().unwrap().iter().enumerate() {
+        let cosine = dot(&ours[i], &vector(expected));
+        assert!(cosine > 1.0 - 1e-4, "chunk {i}: cosine {cosine} with the reference");
+    }
+    // context matters: a late vector differs from the chunk embedded alone
+    let alone = embedder.embed(&[&format!("passage: {}", chunks[2])], &mut || {}).unwrap().remove(0);
+    assert!(dot(&ours[2], &alone) < 0.999);
+}
+
+#[test]
+fn late_chunking_over_many_windows_keeps_every_chunk() {
+    let Some((mut embedder, _)) = load() else { return };
+    let chunks: Vec<String> = (0..60)
+        .map(|i| format!("Artículo {i}. Se reforma la fracción {i} de la Ley Federal de Derechos para el ejercicio fiscal."))
+        .chain(std::iter::once("palabra ".repeat(900))) // one chunk longer than a window
+        .collect();
+    let refs: Vec<&str> = chunks.iter().map(String::as_str).collect();
+    let front: Vec<&str> = vec!["# Decreto de reformas"; refs.len()];
+    let mut batches = 0;
+    let vectors = embedder.embed_late(&refs, &front, "passage: ", &mut || batches += 1).unwrap();
+    assert_eq!(vectors.len(), chunks.len());
+    for v in &vectors {
+        assert!((dot(v, v) - 1.0).abs() < 1e-4, "not a unit vector");
+    }
+    assert!(batches >= 1);
 }

@@ -1,5 +1,7 @@
 //! Embedding: the [`Embedder`] trait, the ONNX Runtime embedder, and pooling.
 
+pub mod hash;
+pub mod late;
 pub mod model;
 pub mod onnx;
 pub mod pool;
@@ -8,7 +10,8 @@ use std::path::PathBuf;
 
 use crate::tokenize::TokenizeError;
 
-pub use model::ModelSpec;
+pub use hash::HashEmbedder;
+pub use model::{ModelKind, ModelSpec};
 pub use onnx::{OnnxEmbedder, OnnxOptions};
 
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +32,10 @@ pub enum EmbedError {
     Inference(String),
     #[error("model output has shape {0:?}; expected [batch, sequence, hidden]")]
     OutputShape(Vec<i64>),
+    #[error("model \"{name}\" is registered with dimension {registered} but produces {actual}")]
+    DimensionMismatch { name: String, registered: usize, actual: usize },
+    #[error("{0}")]
+    InvalidInput(String),
 }
 
 /// Something that turns texts into unit vectors of a fixed dimension.

@@ -11,6 +11,7 @@ use ort::environment::Environment;
 use ort::session::{Session, SessionInputValue};
 use ort::value::Tensor;
 
+use super::late::{concatenate, plan_windows, token_spans};
 use super::pool::{l2_normalize, mean_pool};
 use super::{EmbedError, Embedder};
 use crate::tokenize::ModelTokenizer;
@@ -80,6 +81,94 @@ impl OnnxEmbedder {
 
     pub fn tokenizer(&self) -> &ModelTokenizer {
         &self.tokenizer
+    }
+
+    /// Late chunking: one vector per chunk, pooled from token states computed with the
+    /// whole document (or window) as context. See [`super::late`] for the choices made.
+    /// `front_matter[i]` is chunk i's context (H1 + H2) for windows that start at it.
+    pub fn embed_late(
+        &mut self,
+        chunks: &[&str],
+        front_matter: &[&str],
+        prefix: &str,
+        between_batches: &mut dyn FnMut(),
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let (text, ranges) = concatenate(prefix, chunks);
+        let tokens = self.tokenizer.encode(&text, false)?;
+        let spans = token_spans(&tokens.offsets, &ranges);
+        if let Some(empty) = spans.iter().position(|s| s.is_empty()) {
+            return Err(EmbedError::InvalidInput(format!("chunk {} has no tokens", empty + 1)));
+        }
+        let (open, close) = self.special_tokens()?;
+        let capacity = self.options.max_positions.max(4) - 2;
+        let front_ids: Vec<Vec<u32>> = front_matter
+            .iter()
+            .map(|f| {
+                let mut ids = self.tokenizer.encode(&format!("{prefix}{f}"), false)?.ids;
+                ids.truncate(capacity / 4); // context, not content: never most of a window
+                Ok(ids)
+            })
+            .collect::<Result<_, EmbedError>>()?;
+        let front_len = |chunk: usize| front_ids.get(chunk).map_or(0, Vec::len);
+        let windows = plan_windows(&spans, tokens.ids.len(), capacity, &front_len);
+        // token index -> chunk, for pooling as the windows come back
+        let mut owner = vec![usize::MAX; tokens.ids.len()];
+        for (chunk, span) in spans.iter().enumerate() {
+            owner[span.clone()].iter_mut().for_each(|o| *o = chunk);
+        }
+        let mut sums = vec![Vec::<f32>::new(); chunks.len()];
+        let mut counts = vec![0usize; chunks.len()];
+        let per_batch = (self.options.batch_tokens / self.options.max_positions.max(1)).max(1);
+        for batch in windows.chunks(per_batch) {
+            let sequences: Vec<(Vec<u32>, usize)> = batch
+                .iter()
+                .map(|w| {
+                    let front = w.front_of.map_or(&[][..], |c| front_ids.get(c).map_or(&[][..], Vec::as_slice));
+                    let mut ids = Vec::with_capacity(w.tokens.len() + front.len() + 2);
+                    ids.push(open);
+                    ids.extend_from_slice(front);
+                    ids.extend_from_slice(&tokens.ids[w.tokens.clone()]);
+                    ids.push(close);
+                    (ids, 1 + front.len())
+                })
+                .collect();
+            let refs: Vec<&[u32]> = sequences.iter().map(|(ids, _)| ids.as_slice()).collect();
+            let (states, dimension) = self.run(&refs)?;
+            for ((window, (_, skip)), rows) in batch.iter().zip(&sequences).zip(&states) {
+                for (position, token) in window.tokens.clone().enumerate() {
+                    let chunk = owner[token];
+                    if chunk == usize::MAX {
+                        continue; // separator or prefix token
+                    }
+                    let row = &rows[(skip + position) * dimension..(skip + position + 1) * dimension];
+                    let sum = &mut sums[chunk];
+                    if sum.is_empty() {
+                        sum.resize(dimension, 0.0);
+                    }
+                    sum.iter_mut().zip(row).for_each(|(acc, v)| *acc += v);
+                    counts[chunk] += 1;
+                }
+            }
+            between_batches();
+        }
+        Ok(sums
+            .into_iter()
+            .zip(counts)
+            .map(|(mut sum, count)| {
+                sum.iter_mut().for_each(|v| *v /= count.max(1) as f32);
+                l2_normalize(&mut sum);
+                sum
+            })
+            .collect())
+    }
+
+    /// The ids the model wraps a sequence in (`<s>`, `</s>` for e5).
+    fn special_tokens(&self) -> Result<(u32, u32), EmbedError> {
+        let ids = self.tokenizer.encode("", true)?.ids;
+        match (ids.first(), ids.last()) {
+            (Some(&open), Some(&close)) if ids.len() == 2 => Ok((open, close)),
+            _ => Err(EmbedError::Inference(format!("the tokenizer adds {} special tokens; late chunking expects 2", ids.len()))),
+        }
     }
 
     /// Token ids of `text` with special tokens, cut to the model's window.

