@@ -120,7 +120,10 @@ impl ModelTokenizer {
             let first_word = words.len();
             if !self.fast_line(line, line_start, &mut memo, &mut words)? {
                 words.truncate(first_word);
-                self.exact_piece(line, line_start, &mut memo.pre_tokens, &mut words)?;
+                // include the whitespace before the line: before a special token it is a
+                // token of its own ("▁") in a full encode
+                let from = text[..line_start].trim_end().len();
+                self.exact_piece(&text[from..line_start + line.len()], from, &mut memo.pre_tokens, &mut words)?;
             }
             line_start += line.len();
             since_check += line.len();
@@ -193,7 +196,9 @@ impl ModelTokenizer {
             pre_tokenizer.pre_tokenize(&mut pre_tokenized).map_err(encode_error)?;
         }
         let model = self.inner.get_model();
-        for (normalized, (start, end), tokens) in pre_tokenized.get_splits(OffsetReferential::Original, OffsetType::Byte) {
+        let splits = pre_tokenized.get_splits(OffsetReferential::Original, OffsetType::Byte);
+        let last = splits.len().saturating_sub(1);
+        for (index, (normalized, (start, end), tokens)) in splits.into_iter().enumerate() {
             let count = match tokens {
                 Some(tokens) => tokens.len() as u32, // an added (special) token
                 None => match cache.get(normalized) {
@@ -208,14 +213,19 @@ impl ModelTokenizer {
             // The span of a pre-token includes the whitespace it absorbed ("▁"); a word
             // starts at its first visible character.
             let source = &piece[start..end];
-            let visible = source.len() - source.trim_start().len();
-            if visible == source.len() {
-                // whitespace only: only at the very end of a text, and chunks never end in
-                // whitespace, so it never counts towards a chunk
+            let leading = source.len() - source.trim_start().len();
+            if leading == source.len() {
+                // Whitespace alone: at the end of the piece it is the text's trailing
+                // whitespace (no chunk ends in whitespace), or merges with the next line's
+                // first word. Elsewhere (before a special token) it is glue: a token that a
+                // span counts only when it holds the words on both sides.
+                if index != last && count > 0 {
+                    words.push(Word { start: offset + start, end: offset + end, tokens: count });
+                }
                 continue;
             }
             if count > 0 {
-                words.push(Word { start: offset + start + visible, end: offset + end, tokens: count });
+                words.push(Word { start: offset + start + leading, end: offset + end, tokens: count });
             }
         }
         Ok(())

@@ -158,3 +158,14 @@ fn a_40_mb_document_is_chunked_under_the_limit() {
     assert_eq!(chunks[0].pattern, Pattern::GiantTable);
     assert!(chunks.iter().any(|c| c.content == "Nota final."));
 }
+
+#[test]
+fn whitespace_before_a_special_token_counts_like_a_full_encode() {
+    // found by the fuzzer: "3 : <unk> Chronicles" has a lone "▁" token before "<unk>"
+    let doc = "= Valkyria Chronicles III =\nSenjō no Valkyria 3 : <unk> Chronicles (Japanese: 戦場のヴァルキュリア3), lit.\n<mask> at a line start, <s>twice</s> <pad> and\n\n<unk>";
+    for max_tokens in [16, 24, 800] {
+        for pattern in [None, Some(Pattern::PlainText)] {
+            let Some(_) = chunk(doc, pattern, max_tokens) else { return };
+        }
+    }
+}
