@@ -7,7 +7,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use dof_core::embed::{EmbedError, Embedder, HashEmbedder, ModelKind, ModelSpec, OnnxEmbedder, OnnxOptions};
@@ -26,23 +26,19 @@ thread_local! {
     static EMBEDDERS: RefCell<HashMap<EmbedderKey, OnnxEmbedder>> = RefCell::new(HashMap::new());
 }
 
-/// The default model's spec when no registry is at hand (chunking by model name).
-pub fn spec_by_name(model: Option<&str>) -> Result<ModelSpec, EmbedError> {
-    let name = match model {
-        Some(name) => name.to_string(),
-        None => Some(guc::default_model()).filter(|n| !n.is_empty()).unwrap_or_else(|| "multilingual-e5-small".into()),
-    };
-    ModelSpec::e5_in_dir(&guc::model_dir(), &name)
-}
-
 /// The (cached) tokenizer of `spec`.
 pub fn tokenizer(spec: &ModelSpec) -> Result<Arc<ModelTokenizer>, TokenizeError> {
+    tokenizer_at(&spec.tokenizer_file)
+}
+
+/// The (cached) tokenizer in `path`.
+pub fn tokenizer_at(path: &Path) -> Result<Arc<ModelTokenizer>, TokenizeError> {
     TOKENIZERS.with(|cell| {
-        if let Some(tokenizer) = cell.borrow().get(&spec.tokenizer_file) {
+        if let Some(tokenizer) = cell.borrow().get(path) {
             return Ok(Arc::clone(tokenizer));
         }
-        let tokenizer = Arc::new(ModelTokenizer::from_file(&spec.tokenizer_file)?);
-        cell.borrow_mut().insert(spec.tokenizer_file.clone(), Arc::clone(&tokenizer));
+        let tokenizer = Arc::new(ModelTokenizer::from_file(path)?);
+        cell.borrow_mut().insert(path.to_path_buf(), Arc::clone(&tokenizer));
         Ok(tokenizer)
     })
 }

@@ -70,10 +70,6 @@ pub fn model_dir() -> PathBuf {
     PathBuf::from(string_setting(&MODEL_DIR))
 }
 
-pub fn default_model() -> String {
-    string_setting(&DEFAULT_MODEL_NAME)
-}
-
 pub fn intra_op_threads() -> usize {
     match INTRA_OP_THREADS.get() {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_AUTO_THREADS),

@@ -6,7 +6,7 @@ use dof_core::embed::EmbedError;
 use pgrx::prelude::*;
 
 use super::errors::{raise_chunk_error, raise_embed_error, raise_invalid_parameter};
-use crate::backend_models;
+use crate::{backend_models, guc};
 
 fn thresholds(small_bytes: i32, table_line_ratio: f64, giant_bytes: i32, min_h2_headings: i32, min_bold_lines: i32) -> Thresholds {
     let non_negative = |name: &str, value: i32| -> usize {
@@ -68,32 +68,42 @@ fn dof_classify_features(
 
 
 
-/// The pattern-specific chunks of `doc`, none over `max_tokens` model tokens.
-/// `model` names the tokenizer (NULL: pg_dof.default_model; '' : count characters).
+/// Recorded on every stored chunk, so re-chunking can target older chunks.
+#[pg_extern(immutable, parallel_safe)]
+fn dof_chunker_version() -> &'static str {
+    dof_core::chunk::CHUNKER_VERSION
+}
+
+/// The pattern-specific chunks of `doc`, none over `max_tokens` tokens of the tokenizer in
+/// `tokenizer_file` (relative to pg_dof.model_dir unless absolute; NULL counts characters).
+/// The user-facing dof_chunk (sql/chunk.sql) takes a model name instead.
 #[pg_extern(stable, parallel_safe)]
-fn dof_chunk(
+fn dof_chunk_internal(
     doc: Option<&str>,
-    max_tokens: default!(i32, 800),
-    overlap_tokens: default!(i32, 50),
-    pattern: default!(Option<&str>, "NULL"),
-    model: default!(Option<&str>, "NULL"),
-) -> TableIterator<'static, (
-    name!(chunk_index, i32),
-    name!(pattern, &'static str),
-    name!(heading_path, Vec<String>),
-    name!(content, String),
-    name!(token_count, i32),
-    name!(char_start, i32),
-    name!(char_end, i32),
-    name!(table_piece, bool),
-    name!(header_repeated, bool),
-    name!(overlap, bool),
-    name!(split, bool),
-    name!(sizer, &'static str),
-)> {
+    max_tokens: i32,
+    overlap_tokens: i32,
+    pattern: Option<&str>,
+    tokenizer_file: Option<&str>,
+) -> TableIterator<
+    'static,
+    (
+        name!(chunk_index, i32),
+        name!(pattern, &'static str),
+        name!(heading_path, Vec<String>),
+        name!(content, String),
+        name!(token_count, i32),
+        name!(char_start, i32),
+        name!(char_end, i32),
+        name!(table_piece, bool),
+        name!(header_repeated, bool),
+        name!(overlap, bool),
+        name!(split, bool),
+        name!(sizer, &'static str),
+    ),
+> {
     let Some(doc) = doc else { return TableIterator::new(Vec::new()) };
     let options = chunk_options(max_tokens, overlap_tokens, pattern);
-    let chunks = chunk(doc, &options, model);
+    let chunks = chunk(doc, &options, tokenizer_file);
     TableIterator::new(chunks.into_iter().map(chunk_row))
 }
 
@@ -111,17 +121,18 @@ pub(crate) fn chunk_options(max_tokens: i32, overlap_tokens: i32, pattern: Optio
     ChunkOptions { max_tokens, overlap_tokens, pattern, ..ChunkOptions::default() }
 }
 
-/// Chunks with the tokenizer of `model` (or characters for `''`), cancellable.
-pub(crate) fn chunk(doc: &str, options: &ChunkOptions, model: Option<&str>) -> Vec<Chunk> {
+/// Chunks with the tokenizer in `tokenizer_file` (or characters when `None`), cancellable.
+pub(crate) fn chunk(doc: &str, options: &ChunkOptions, tokenizer_file: Option<&str>) -> Vec<Chunk> {
     let check_interrupts = &mut || {
         pgrx::check_for_interrupts!();
     };
-    let result = if model == Some("") {
-        chunk_document_with(doc, &CharacterSizer, options, check_interrupts)
-    } else {
-        let spec = backend_models::spec_by_name(model).unwrap_or_else(|e| raise_embed_error(e));
-        let tokenizer = backend_models::tokenizer(&spec).unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e)));
-        chunk_document_with(doc, tokenizer.as_ref(), options, check_interrupts)
+    let result = match tokenizer_file {
+        None => chunk_document_with(doc, &CharacterSizer, options, check_interrupts),
+        Some(file) => {
+            let tokenizer = backend_models::tokenizer_at(&guc::model_dir().join(file))
+                .unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e)));
+            chunk_document_with(doc, tokenizer.as_ref(), options, check_interrupts)
+        }
     };
     result.unwrap_or_else(|error| raise_chunk_error(error))
 }

@@ -4,6 +4,7 @@
 mod chunk;
 mod embed;
 mod errors;
+mod search;
 mod version;
 
 pgrx::extension_sql_file!("../../sql/models.sql", name = "models");
@@ -19,4 +20,7 @@ pgrx::extension_sql_file!(
         version::dof_version
     ]
 );
-pgrx::extension_sql_file!("../../sql/chunk.sql", name = "chunk", requires = [chunk::dof_classify, chunk::dof_classify_features, chunk::dof_chunk]);
+pgrx::extension_sql_file!("../../sql/chunk.sql", name = "chunk", requires = ["models", chunk::dof_classify, chunk::dof_classify_features, chunk::dof_chunk_internal]);
+pgrx::extension_sql_file!("../../sql/store.sql", name = "store", requires = ["models", "chunk", "embed", chunk::dof_chunker_version]);
+pgrx::extension_sql_file!("../../sql/search.sql", name = "search", requires = ["store"]);
+pgrx::extension_sql_file!("../../sql/reports.sql", name = "reports", requires = ["store"]);

@@ -9,4 +9,5 @@
 pub mod chunk;
 pub mod classify;
 pub mod embed;
+pub mod fuse;
 pub mod tokenize;

@@ -1,4 +1,5 @@
 -- dof_classify, dof_classify_features and dof_chunk.
+set SHOW_CONTEXT never
 SELECT dof_classify('# Aviso breve') AS small,
        dof_classify(repeat(E'| a | b |\n', 2000)) AS giant_table,
        dof_classify(E'## Uno\n\n' || repeat('texto ', 2000) || E'\n\n## Dos\n') AS h2_compound,

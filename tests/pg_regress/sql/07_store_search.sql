@@ -1,0 +1,87 @@
+-- Documents in, hybrid answers out: triggers, search legs, RRF, filters, dedup, queue, RLS.
+\set SHOW_CONTEXT never
+INSERT INTO dof_documents (source_id, title, body, metadata) VALUES
+ ('salud-1', 'Licitación de medicamentos', E'# Aviso de licitación\n\n## Secretaría de Salud\n\nSe convoca a la licitación pública nacional para la adquisición de medicamentos y material de curación para hospitales.\n\nLas bases están disponibles en el sistema de compras gubernamentales.', '{"dependencia": "SALUD", "anio": 2024}'),
+ ('salud-2', 'Vacunas', E'# Convocatoria\n\nAdquisición de vacunas contra la influenza estacional para la campaña de invierno en centros de salud.', '{"dependencia": "SALUD", "anio": 2023}'),
+ ('sat-1', 'Miscelánea fiscal', E'# Resolución Miscelánea Fiscal\n\nReglas de carácter general en materia de impuestos federales, declaraciones y pagos provisionales del impuesto sobre la renta.', '{"dependencia": "SHCP", "anio": 2024}'),
+ ('banxico-1', 'Tipo de cambio', E'# Tipo de cambio\n\nEl Banco de México informa que el tipo de cambio para solventar obligaciones en moneda extranjera fue de 17.05 pesos por dólar.', '{"dependencia": "BANXICO", "anio": 2024}'),
+ ('economia-1', 'Etiquetado', E'# Norma Oficial Mexicana\n\nEspecificaciones de etiquetado para alimentos y bebidas no alcohólicas preenvasados.\n\n| Sello | Criterio |\n|---|---|\n| EXCESO SODIO | 350 mg |\n| EXCESO AZÚCARES | 10 % |', '{"dependencia": "ECONOMIA", "anio": 2022}');
+
+-- the triggers classified, chunked, embedded and indexed every document
+SELECT d.source_id, d.pattern, count(c.id) AS chunks, bool_and(c.embedding IS NOT NULL) AS embedded,
+       bool_and(c.token_count <= 800) AS under_limit, min(c.sizer) AS sizer, min(c.chunker_version) AS chunker
+FROM dof_documents d LEFT JOIN dof_chunks c ON c.document_id = d.id
+GROUP BY d.id, d.source_id, d.pattern ORDER BY d.id;
+SELECT count(*) FILTER (WHERE right(c.content, c.char_end - c.char_start) <> substr(d.body, c.char_start + 1, c.char_end - c.char_start)) AS offset_mismatches
+FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id;
+
+-- hybrid search: both legs ranked, fused by RRF; a query both legs agree on
+SELECT source_id, vector_rank IS NOT NULL AS in_vector_leg, text_rank IS NOT NULL AS in_text_leg
+FROM dof_hybrid_search('licitación de medicamentos para hospitales', k => 1);
+-- the fused score is RRF of the legs' ranks
+SELECT count(*) FILTER (WHERE abs(score - (coalesce(1.0 / (60 + vector_rank), 0) + coalesce(1.0 / (60 + text_rank), 0))) > 1e-12) AS score_mismatches,
+       count(*) AS rows
+FROM dof_hybrid_search('impuesto sobre la renta', k => 5);
+-- Spanish stemming: "medicamento" finds "medicamentos"
+SELECT d.source_id FROM dof_text_search('medicamento') t JOIN dof_chunks c ON c.id = t.chunk_id
+JOIN dof_documents d ON d.id = c.document_id ORDER BY t.rank;
+-- filters on metadata return k rows when k match
+SELECT count(*) AS rows, bool_and(d.metadata @> '{"dependencia": "SALUD"}') AS all_match
+FROM dof_hybrid_search('compras del gobierno', k => 2, filter => '{"dependencia": "SALUD"}') h
+JOIN dof_documents d ON d.id = h.document_id;
+-- dedup keeps one chunk per document
+SELECT count(*) = count(DISTINCT document_id) AS one_per_document
+FROM dof_hybrid_search('secretaría', k => 10, dedup_by_source => true);
+
+-- updating the body rebuilds the chunks; updating metadata only copies it; deleting removes them
+UPDATE dof_documents SET body = E'# Tipo de cambio\n\nNuevo aviso: 18.20 pesos por dólar.' WHERE source_id = 'banxico-1';
+SELECT c.content FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'banxico-1';
+UPDATE dof_documents SET metadata = '{"dependencia": "BANXICO", "anio": 2025}' WHERE source_id = 'banxico-1';
+SELECT c.metadata->>'anio' AS anio FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'banxico-1';
+DELETE FROM dof_documents WHERE source_id = 'economia-1';
+SELECT count(*) AS orphan_chunks FROM dof_chunks c WHERE NOT EXISTS (SELECT 1 FROM dof_documents d WHERE d.id = c.document_id);
+
+-- a failing embedding rolls back that insert only, with a clear error
+INSERT INTO dof_models (name, kind, model_file, tokenizer_file, dimension) VALUES ('missing-model', 'onnx', 'missing/model.onnx', 'multilingual-e5-small/tokenizer.json', 384);
+INSERT INTO dof_collections (name, model) VALUES ('broken', 'missing-model');
+INSERT INTO dof_documents (collection, source_id, body) VALUES ('broken', 'x-1', 'Texto que no se puede indexar.');
+SELECT count(*) AS documents FROM dof_documents;
+-- a model whose dimension does not fit the column
+INSERT INTO dof_models (name, kind, dimension) VALUES ('hash-12', 'hash', 12);
+INSERT INTO dof_collections (name, model) VALUES ('small-dims', 'hash-12');
+INSERT INTO dof_documents (collection, source_id, body) VALUES ('small-dims', 'y-1', 'Texto.');
+
+-- deferred collections queue documents; the queue records failures and goes on
+UPDATE dof_collections SET deferred = true WHERE name = 'broken';
+INSERT INTO dof_collections (name, model, deferred, late_chunking) VALUES ('later', 'hash-384', true, false);
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+  ('broken', 'x-1', 'Texto que no se puede indexar.'),
+  ('later', 'l-1', 'Primer documento diferido.'),
+  ('later', 'l-2', 'Segundo documento diferido.');
+SELECT collection, status, documents FROM dof_queue_status ORDER BY collection, status;
+CALL dof_process_queue(2);
+SELECT collection, status, documents, last_error FROM dof_queue_status ORDER BY collection, status;
+SELECT count(*) AS later_chunks FROM dof_chunks WHERE collection = 'later';
+
+-- reports
+SELECT collection, pattern, documents, percent FROM dof_pattern_stats ORDER BY collection, pattern;
+SELECT collection, pattern, documents, mean_chunks, median_chunks, max_chunks FROM dof_chunk_stats ORDER BY collection, pattern;
+SELECT collection, pattern, over_limit FROM dof_token_stats ORDER BY collection, pattern;
+
+-- row-level security on dof_chunks is honoured: search runs as the caller
+CREATE ROLE dof_reader;
+GRANT SELECT ON dof_documents, dof_chunks, dof_collections, dof_models TO dof_reader;
+ALTER TABLE dof_chunks ENABLE ROW LEVEL SECURITY;
+CREATE POLICY only_salud ON dof_chunks FOR SELECT TO dof_reader USING (metadata @> '{"dependencia": "SALUD"}');
+SET ROLE dof_reader;
+SELECT DISTINCT d.metadata->>'dependencia' AS visible
+FROM dof_hybrid_search('impuestos y tipo de cambio', k => 10) h JOIN dof_documents d ON d.id = h.document_id;
+RESET ROLE;
+DROP POLICY only_salud ON dof_chunks;
+ALTER TABLE dof_chunks DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON dof_documents, dof_chunks, dof_collections, dof_models FROM dof_reader;
+DROP ROLE dof_reader;
+
+-- bad arguments
+SELECT * FROM dof_hybrid_search('x', k => 0);
+SELECT * FROM dof_hybrid_search('x', collection => 'nowhere');
