@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The "run" path's last step: (re)creates the demo database on the local cluster, loads
-# the sample documents in samples/, embeds them in the backend and prints a short report.
+# The "run" path's last step: (re)creates the demo database on the local cluster, inserts
+# the sample documents (the triggers chunk and embed them in the backend), and prints the
+# reports and two hybrid searches.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/config.sh"
@@ -11,43 +12,45 @@ psql_db() { PG_DOF_DB="$DB" "$here/cluster.sh" psql -v ON_ERROR_STOP=1 -q "$@"; 
 log "demo database $DB (rebuilt on every run)"
 PG_DOF_DB=postgres "$here/cluster.sh" psql -q -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 psql_db -c "CREATE EXTENSION pg_dof CASCADE" 2>&1 | grep -v 'installing required extension' || true
-psql_db <<'SQL'
-CREATE TABLE sample_documents (
-    id        int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    source_id text NOT NULL UNIQUE,
-    body      text NOT NULL,
-    embedding vector(384)
-);
-CREATE INDEX ON sample_documents USING hnsw (embedding vector_cosine_ops);
-SQL
+# One psql script: \set reads each file (no argument-length limit), the insert trigger
+# classifies, chunks, embeds (late chunking) and indexes it.
+load_script="$(mktemp)"; trap 'rm -f "$load_script"' EXIT
+add_document() { # FILE SOURCE_ID
+  printf '%s\n' "\\set body \`cat '$1'\`" \
+    "INSERT INTO dof_documents (source_id, title, body) VALUES ('$2', split_part(:'body', E'\\n', 1), :'body');" >> "$load_script"
+}
 for file in "$repo"/samples/*.md; do
-  [ "$(basename "$file")" = README.md ] && continue
-  echo "INSERT INTO sample_documents (source_id, body) VALUES (:'source_id', :'body');" \
-    | psql_db -v source_id="$(basename "$file" .md)" -v body="$(cat "$file")"
+  [ "$(basename "$file")" = README.md ] || add_document "$file" "$(basename "$file" .md)"
 done
+corpus="${PG_DOF_CORPORA:-$repo/../shared/corpora}/dof-editions"
+if [ -d "$corpus" ]; then
+  # two real DOF editions too (the smallest over 20 KB), when the shared corpora are
+  # beside the checkout: embedding runs at a few chunks per second per core here
+  n=0
+  while read -r file; do n=$((n + 1)); add_document "$file" "dof-$n-$(basename "$file" .md)"; done \
+    < <(find "$corpus" -name '*.md' -size +20k -printf '%s %p\n' | sort -n | head -n 2 | cut -d' ' -f2-)
+fi
+start=$(date +%s.%N)
+# tsvector warns about "words" over 2047 characters (table rules): expected, not news
+PGOPTIONS='-c client_min_messages=warning' psql_db -f "$load_script"
+echo "loaded $(grep -c '^INSERT' "$load_script") documents in $(echo "$(date +%s.%N) - $start" | bc) s (classify + chunk + embed + index, in the insert trigger)"
 
 log "report"
 psql_db <<'SQL'
 \pset footer off
 SELECT dof_version() AS pg_dof, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS pgvector,
-       current_setting('pg_dof.default_model') AS model;
-SELECT count(*) AS documents, sum(length(body)) AS characters FROM sample_documents;
--- first embedding in a backend loads the model; the rest reuse it
-SELECT clock_timestamp() AS t0 \gset
-SELECT dof_embed_query('calentamiento') IS NOT NULL AS model_loaded \gset
-SELECT round(extract(epoch FROM clock_timestamp() - :'t0') * 1000) AS first_call_ms \gset
-SELECT clock_timestamp() AS t1 \gset
-UPDATE sample_documents SET embedding = dof_embed_query(body);
-SELECT :first_call_ms AS first_call_ms_incl_model_load,
-       round(extract(epoch FROM clock_timestamp() - :'t1') * 1000 / count(*)) AS ms_per_document
-FROM sample_documents;
-SET enable_seqscan = off;
-\echo 'Query: "compra de medicinas para hospitales" (HNSW, cosine)'
-SELECT source_id, round((1 - (embedding <=> dof_embed_query('compra de medicinas para hospitales')))::numeric, 3) AS similarity
-FROM sample_documents ORDER BY embedding <=> dof_embed_query('compra de medicinas para hospitales'), id LIMIT 3;
-\echo 'Query: "cuántos pesos vale un dólar" (HNSW, cosine)'
-SELECT source_id, round((1 - (embedding <=> dof_embed_query('cuántos pesos vale un dólar')))::numeric, 3) AS similarity
-FROM sample_documents ORDER BY embedding <=> dof_embed_query('cuántos pesos vale un dólar'), id LIMIT 3;
+       (dof_model()).name AS model;
+\echo 'Documents per pattern (dof_pattern_stats)'
+SELECT pattern, documents, percent FROM dof_pattern_stats ORDER BY documents DESC, pattern;
+\echo 'Chunks per document (dof_chunk_stats) and tokens per chunk (dof_token_stats)'
+SELECT s.pattern, s.documents, s.mean_chunks, s.max_chunks, t.mean_tokens, t.max_tokens, t.over_limit
+FROM dof_chunk_stats s JOIN dof_token_stats t USING (collection, pattern) ORDER BY s.pattern;
+\echo 'dof_hybrid_search(''compra de medicinas para hospitales'', k => 3)'
+SELECT source_id, round(score::numeric, 4) AS rrf_score, vector_rank, text_rank, left(replace(content, E'\n', ' '), 60) AS content
+FROM dof_hybrid_search('compra de medicinas para hospitales', k => 3);
+\echo 'dof_hybrid_search(''tipo de cambio del dólar'', k => 3, dedup_by_source => true)'
+SELECT source_id, round(score::numeric, 4) AS rrf_score, vector_rank, text_rank, left(replace(content, E'\n', ' '), 60) AS content
+FROM dof_hybrid_search('tipo de cambio del dólar', k => 3, dedup_by_source => true);
 SQL
 
 run_dir="$("$here/cluster.sh" dir)"

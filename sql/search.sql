@@ -62,15 +62,19 @@ BEGIN
 END
 $$;
 
--- Text leg: chunk ids matching the query, ranked by ts_rank_cd (cover density, length-
--- normalised), in the collection's text search configuration (spanish by default).
+-- Text leg: chunk ids matching any of the query's terms (websearch syntax, AND turned into
+-- OR so a chunk missing one word still competes), ranked by ts_rank_cd (cover density,
+-- length-normalised: chunks matching more terms, closer together, rank higher), in the
+-- collection's text search configuration (spanish by default).
 CREATE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                 filter jsonb DEFAULT NULL)
     RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
     settings dof_collections := dof_collection(collection);
-    query_terms tsquery := websearch_to_tsquery(settings.text_search_config, query);
+    -- "& !term" (exclusion) stays an AND
+    query_terms tsquery := regexp_replace(websearch_to_tsquery(settings.text_search_config, query)::text,
+                                          ' & (?!!)', ' | ', 'g')::tsquery;
 BEGIN
     IF k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1' USING ERRCODE = 'invalid_parameter_value';
