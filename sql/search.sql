@@ -40,12 +40,12 @@ $$;
 -- Vector leg: chunk ids by cosine distance. hnsw.iterative_scan lets a filtered scan keep
 -- going until it has candidate_pool rows, so filtering does not starve the result.
 CREATE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
-                                  filter jsonb DEFAULT NULL)
+                                  filter jsonb DEFAULT NULL, query_embedding vector DEFAULT NULL)
     RETURNS TABLE (chunk_id bigint, distance double precision, rank integer)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT SET hnsw.iterative_scan = 'relaxed_order' AS $$
 DECLARE
     settings dof_collections := dof_collection(collection);
-    query_vector vector := dof_embed_query(query, settings.model);
+    query_vector vector := coalesce(query_embedding, dof_embed_query(query, settings.model));
 BEGIN
     IF k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1' USING ERRCODE = 'invalid_parameter_value';
@@ -94,7 +94,8 @@ $$;
 
 CREATE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                   filter jsonb DEFAULT NULL, candidate_pool integer DEFAULT 50,
-                                  rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false)
+                                  rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false,
+                                  query_embedding vector DEFAULT NULL)
     RETURNS TABLE (chunk_id bigint, document_id bigint, source_id text, heading_path text[], content text,
                    score double precision, vector_rank integer, text_rank integer)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
@@ -107,7 +108,7 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     SELECT array_agg(v.chunk_id ORDER BY v.rank) INTO vector_ids
-    FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter) v;
+    FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
     SELECT array_agg(t.chunk_id ORDER BY t.rank) INTO text_ids
     FROM dof_text_search(query, greatest(candidate_pool, k), collection, filter) t;
     RETURN QUERY
@@ -126,7 +127,7 @@ $$;
 
 COMMENT ON FUNCTION dof_rrf(bigint[], bigint[], integer) IS 'Reciprocal Rank Fusion of two ranked id lists, with each list''s rank (NULL when absent); ties break on id';
 COMMENT ON FUNCTION dof_collection(text) IS 'The dof_collections row of a collection; NULL means ''default''';
-COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb) IS 'Vector leg alone: the k nearest chunks by cosine distance (HNSW, iterative scan when filtering)';
+COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks by cosine distance (HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query';
 COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb) IS 'Text leg alone: the k best chunks by ts_rank_cd in the collection''s text search configuration';
-COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean) IS
-    'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document';
+COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector) IS
+    'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query';

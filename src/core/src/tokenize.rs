@@ -120,10 +120,7 @@ impl ModelTokenizer {
             let first_word = words.len();
             if !self.fast_line(line, line_start, &mut memo, &mut words)? {
                 words.truncate(first_word);
-                // include the whitespace before the line: before a special token it is a
-                // token of its own ("▁") in a full encode
-                let from = text[..line_start].trim_end().len();
-                self.exact_piece(&text[from..line_start + line.len()], from, &mut memo.pre_tokens, &mut words)?;
+                self.exact_line(text, line_start, line_start + line.len(), &mut memo.pre_tokens, &mut words)?;
             }
             line_start += line.len();
             since_check += line.len();
@@ -160,6 +157,31 @@ impl ModelTokenizer {
             }
         }
         Ok(true)
+    }
+
+    /// The exact path for the line `text[start..end]`. The piece handed to the tokenizer
+    /// starts with the separators before the line (before a special token they are a "▁"
+    /// token of their own in a full encode), or with an added space at the text's start:
+    /// a piece must not start with a character the normaliser deletes (a vertical tab),
+    /// whose removal at offset 0 shifts the pre-tokens' original offsets (found by fuzzing).
+    fn exact_line(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        pre_tokens: &mut FxHashMap<Box<str>, u32>,
+        words: &mut Vec<Word>,
+    ) -> Result<(), TokenizeError> {
+        let from = text[..start].trim_end_matches(WORD_SEPARATORS).len();
+        if from > 0 {
+            return self.exact_piece(&text[from..end], from, pre_tokens, words);
+        }
+        let padded = format!(" {}", &text[..end]);
+        let mut shifted = Vec::new();
+        self.exact_piece(&padded, 0, pre_tokens, &mut shifted)?;
+        // the added space holds no word; glue before a leading special token is dropped
+        words.extend(shifted.into_iter().filter(|w| w.start >= 1).map(|w| Word { start: w.start - 1, end: w.end - 1, ..w }));
+        Ok(())
     }
 
     /// Tokens of a raw word on its own, or [`IRREGULAR`] when that could differ in context.
