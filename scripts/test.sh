@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs pg_dof's test tiers against real PostgreSQL 15, real pgvector and the real model.
-#   test.sh [core|pgrx|regress ...]    (default: all three, in that order)
+#   test.sh [core|pgrx|regress|integration ...]    (default: all four, in that order)
 # Expects `make setup` to have run (the Makefile's test target does it first).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/config.sh"
 repo="$(cd "$here/.." && pwd)"
 cd "$repo"
-tiers=("$@"); [ ${#tiers[@]} -gt 0 ] || tiers=(core pgrx regress)
+tiers=("$@"); [ ${#tiers[@]} -gt 0 ] || tiers=(core pgrx regress integration)
 
 for tier in "${tiers[@]}"; do
   case "$tier" in
@@ -37,6 +37,13 @@ for tier in "${tiers[@]}"; do
         exit 1
       fi
       ;;
-    *) echo "unknown tier $tier (core, pgrx, regress)" >&2; exit 2 ;;
+    integration)
+      log "tier 4: integration tests against the running local cluster"
+      "$here/cluster.sh" start
+      for script in tests/integration/*.sh; do
+        bash "$script"
+      done
+      ;;
+    *) echo "unknown tier $tier (core, pgrx, regress, integration)" >&2; exit 2 ;;
   esac
 done
