@@ -7,7 +7,7 @@ export PG_DOF_CACHE ?= /var/cache/pg_dof
 export CARGO_TARGET_DIR ?= $(PG_DOF_CACHE)/target
 ARGS ?=
 
-.PHONY: run test setup install start stop clean psql bench fuzz test-core test-pgrx test-regress
+.PHONY: run test setup install start stop clean psql bench fixtures fuzz test-core test-pgrx test-regress
 
 run: install start ## set up, build, install, start the local cluster, load samples, report
 	@scripts/demo.sh
@@ -35,6 +35,10 @@ psql: ## psql on the local cluster; extra arguments through ARGS='-Atc "select 1
 
 bench: setup ## every benchmark, release builds, tables on stdout (needs ../shared/corpora or PG_DOF_CORPORA)
 	@scripts/bench.sh
+
+fixtures: setup ## regenerate the golden vectors with Python ONNX Runtime
+	@source scripts/config.sh && "$$PG_DOF_CACHE/venv/bin/python" model-prep/reference_embeddings.py \
+	  "$$MODEL_DIR/model.onnx" "$$MODEL_DIR/tokenizer.json" tests/fixtures/e5_reference.json
 
 fuzz: ## fuzz classify + chunk (SECONDS=1800)
 	@scripts/fuzz.sh $${SECONDS:-1800}
