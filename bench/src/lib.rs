@@ -23,19 +23,7 @@ pub fn load_corpus(name: &str) -> Vec<(PathBuf, String)> {
         eprintln!("corpus {} is absent: set PG_DOF_CORPORA", folder.display());
         std::process::exit(2);
     }
-    let mut files = Vec::new();
-    let mut stack = vec![folder];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("readable folder").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files = dof_core::corpus::markdown_files(&folder);
     files.into_iter().map(|p| (p.clone(), std::fs::read_to_string(&p).expect("utf-8"))).collect()
 }
 

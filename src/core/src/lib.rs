@@ -8,6 +8,7 @@
 
 pub mod chunk;
 pub mod classify;
+pub mod corpus;
 pub mod embed;
 pub mod fuse;
 pub mod tokenize;

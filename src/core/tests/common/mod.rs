@@ -51,21 +51,4 @@ pub fn corpora() -> PathBuf {
     })
 }
 
-/// Every `.md` file under `folder`, sorted.
-pub fn markdown_files(folder: &std::path::Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![folder.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
+pub use dof_core::corpus::markdown_files;
