@@ -56,7 +56,7 @@ INSERT INTO dof_collections (name, deferred) VALUES ('scale', true);
 CREATE FUNCTION pg_temp.noise() RETURNS vector LANGUAGE sql VOLATILE
   RETURN (SELECT array_agg((random() - 0.5) * 0.06)::vector FROM generate_series(1, 384));
 DROP INDEX dof_chunks_embedding_idx;
-CREATE TEMP TABLE base AS SELECT row_number() OVER (ORDER BY id) AS n, * FROM dof_chunks;
+CREATE TABLE base AS SELECT row_number() OVER (ORDER BY id) AS n, * FROM dof_chunks;
 INSERT INTO dof_documents (collection, source_id, body)
 SELECT 'scale', 'scale-' || g, 'synthetic' FROM generate_series(1, ($SCALE_CHUNKS / 50) + 1) g;
 DELETE FROM dof_queue;

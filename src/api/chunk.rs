@@ -78,6 +78,7 @@ fn dof_chunker_version() -> &'static str {
 /// `tokenizer_file` (relative to pg_dof.model_dir unless absolute; NULL counts characters).
 /// The user-facing dof_chunk (sql/chunk.sql) takes a model name instead.
 #[pg_extern(stable, parallel_safe)]
+#[allow(clippy::type_complexity)] // pgrx reads the row's column names from this tuple
 fn dof_chunk_internal(
     doc: Option<&str>,
     max_tokens: i32,

@@ -39,7 +39,7 @@ pub fn tokenizer() -> Option<&'static ModelTokenizer> {
     TOKENIZER
         .get_or_init(|| {
             let path = model_dir().join("multilingual-e5-small/tokenizer.json");
-            require(&[path.clone()]).then(|| ModelTokenizer::from_file(&path).expect("tokenizer loads"))
+            require(std::slice::from_ref(&path)).then(|| ModelTokenizer::from_file(&path).expect("tokenizer loads"))
         })
         .as_ref()
 }
@@ -51,4 +51,5 @@ pub fn corpora() -> PathBuf {
     })
 }
 
+#[allow(unused_imports)] // not every test binary walks the corpora
 pub use dof_core::corpus::markdown_files;
