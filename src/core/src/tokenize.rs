@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use rustc_hash::FxHashMap;
-use tokenizers::{Model, NormalizedString, Normalizer, OffsetReferential, OffsetType, PreTokenizer, Tokenizer};
+use tokenizers::{Model, NormalizedString, Normalizer, OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer, Tokenizer};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TokenizeError {
@@ -153,7 +153,11 @@ impl ModelTokenizer {
                 return Ok(false);
             }
             if count > 0 {
-                words.push(Word { start, end: start + raw.len(), tokens: count });
+                // a word's span starts and ends on visible characters (a vertical tab, which
+                // the normaliser deletes, may cling to it), so trimmed chunk spans are clean
+                let leading = raw.len() - raw.trim_start().len();
+                let visible = raw.trim().len();
+                words.push(Word { start: start + leading, end: start + leading + visible, tokens: count });
             }
         }
         Ok(true)
@@ -198,9 +202,37 @@ impl ModelTokenizer {
                 return Ok(IRREGULAR);
             }
         }
-        let mut words = Vec::new();
-        self.exact_piece(raw, 0, pre_tokens, &mut words)?;
-        Ok(words.iter().map(|w| w.tokens).sum())
+        // only the count is needed here: offsets are unreliable when `raw` starts with a
+        // character the normaliser deletes (found by fuzzing), so none are used
+        let pre_tokenized = self.pre_tokenize(raw)?;
+        let mut total = 0;
+        for (normalized, _, tokens) in pre_tokenized.get_splits(OffsetReferential::Normalized, OffsetType::Byte) {
+            total += match tokens {
+                Some(tokens) => tokens.len() as u32,
+                None => self.model_count(normalized, pre_tokens)?,
+            };
+        }
+        Ok(total)
+    }
+
+    /// The tokenizer's pipeline up to the model: added tokens, normaliser, pre-tokenizer.
+    fn pre_tokenize(&self, piece: &str) -> Result<PreTokenizedString, TokenizeError> {
+        let mut pre_tokenized =
+            self.inner.get_added_vocabulary().extract_and_normalize(self.inner.get_normalizer(), piece);
+        if let Some(pre_tokenizer) = self.inner.get_pre_tokenizer() {
+            pre_tokenizer.pre_tokenize(&mut pre_tokenized).map_err(|e| TokenizeError::Encode(e.to_string()))?;
+        }
+        Ok(pre_tokenized)
+    }
+
+    /// Tokens the model makes of one normalised pre-token, memoised.
+    fn model_count(&self, normalized: &str, cache: &mut FxHashMap<Box<str>, u32>) -> Result<u32, TokenizeError> {
+        if let Some(&count) = cache.get(normalized) {
+            return Ok(count);
+        }
+        let count = self.inner.get_model().tokenize(normalized).map_err(|e| TokenizeError::Encode(e.to_string()))?.len() as u32;
+        cache.insert(normalized.into(), count);
+        Ok(count)
     }
 
     /// The tokenizer's own pipeline over `piece`, the model memoised per pre-token.
@@ -211,26 +243,13 @@ impl ModelTokenizer {
         cache: &mut FxHashMap<Box<str>, u32>,
         words: &mut Vec<Word>,
     ) -> Result<(), TokenizeError> {
-        let encode_error = |e: tokenizers::Error| TokenizeError::Encode(e.to_string());
-        let mut pre_tokenized =
-            self.inner.get_added_vocabulary().extract_and_normalize(self.inner.get_normalizer(), piece);
-        if let Some(pre_tokenizer) = self.inner.get_pre_tokenizer() {
-            pre_tokenizer.pre_tokenize(&mut pre_tokenized).map_err(encode_error)?;
-        }
-        let model = self.inner.get_model();
+        let pre_tokenized = self.pre_tokenize(piece)?;
         let splits = pre_tokenized.get_splits(OffsetReferential::Original, OffsetType::Byte);
         let last = splits.len().saturating_sub(1);
         for (index, (normalized, (start, end), tokens)) in splits.into_iter().enumerate() {
             let count = match tokens {
                 Some(tokens) => tokens.len() as u32, // an added (special) token
-                None => match cache.get(normalized) {
-                    Some(&count) => count,
-                    None => {
-                        let count = model.tokenize(normalized).map_err(encode_error)?.len() as u32;
-                        cache.insert(normalized.into(), count);
-                        count
-                    }
-                },
+                None => self.model_count(normalized, cache)?,
             };
             // The span of a pre-token includes the whitespace it absorbed ("▁"); a word
             // starts at its first visible character.

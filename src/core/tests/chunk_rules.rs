@@ -174,7 +174,7 @@ fn whitespace_before_a_special_token_counts_like_a_full_encode() {
 fn characters_the_normaliser_deletes_do_not_shift_counts() {
     // found by the fuzzer: a vertical tab (deleted by the normaliser) before an irregular
     // line (no-break spaces) shifted the exact path's offsets by one
-    let doc = "\u{b}Primera línea\u{b}\n\nVISTOS: el oficio y,\u{b}\n\u{a0} \u{a0} \u{a0}CONSIDERANDO:\n\n\u{a0}\u{b}Que, se aprobó la resolución;\u{b}";
+    let doc = "\u{b}Primera línea\u{b}\n\nVISTOS: el oficio y,\u{b}\n\u{a0} \u{a0} \u{a0}CONSIDERANDO:\n\n\u{a0}\u{b}Que, se aprobó la resolución;\u{b}\n\nLey N° \u{b}\u{b}\u{b}32123, Ley de";
     for max_tokens in [16, 20, 44, 800] {
         for pattern in [None, Some(Pattern::BoldHeaders), Some(Pattern::PlainText)] {
             let Some(_) = chunk(doc, pattern, max_tokens) else { return };
