@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Ingest and search at scale, in a database of its own (pg_dof_bench) on the local cluster:
 #   1. ingest real documents (legalize-pe sample, small files) inline and deferred, real model;
-#   2. multiply their embedded chunks to SCALE_CHUNKS (default 100,000) with small noise on the
-#      real vectors (so the index sees the real distribution), build the HNSW index;
+#   2. multiply their embedded chunks to SCALE_CHUNKS (default 100,000): each synthetic vector
+#      is a random mix of three real chunk vectors plus noise (so points spread over the space
+#      the real ones span instead of piling up as near-duplicates), its text is the first
+#      one's; then build the HNSW index;
 #   3. hybrid search p50/p95 with and without the query embedding, and the vector leg's
 #      recall@10 against exact search, over 50 queries.
 # Prints a markdown table. Needs the shared corpora (PG_DOF_CORPORA).
@@ -54,7 +56,11 @@ q <<SQL
 SET client_min_messages = warning;
 INSERT INTO dof_collections (name, deferred) VALUES ('scale', true);
 CREATE FUNCTION pg_temp.noise() RETURNS vector LANGUAGE sql VOLATILE
-  RETURN (SELECT array_agg((random() - 0.5) * 0.06)::vector FROM generate_series(1, 384));
+  RETURN (SELECT array_agg((random() - 0.5) * 0.02)::vector FROM generate_series(1, 384));
+CREATE FUNCTION pg_temp.mix(a vector, b vector, c vector) RETURNS vector LANGUAGE sql VOLATILE
+  RETURN (SELECT array_agg(x * w1 + y * w2 + z * w3 ORDER BY i)::vector
+          FROM (SELECT random() AS w1, random() AS w2, random() AS w3) w,
+               unnest(a::real[], b::real[], c::real[]) WITH ORDINALITY u(x, y, z, i));
 DROP INDEX dof_chunks_embedding_idx;
 CREATE TABLE base AS SELECT row_number() OVER (ORDER BY id) AS n, * FROM dof_chunks;
 INSERT INTO dof_documents (collection, source_id, body)
@@ -64,9 +70,12 @@ INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_p
                         char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv, model, chunker_version, sizer)
 SELECT d.id, 'scale', g % 50, b.pattern, b.heading_path, b.content, b.token_count, b.char_start, b.char_end,
        b.table_piece, b.overlap, b.split, jsonb_build_object('bucket', g % 10),
-       l2_normalize(b.embedding + pg_temp.noise()), b.tsv, b.model, b.chunker_version, b.sizer
+       l2_normalize(pg_temp.mix(b.embedding, b2.embedding, b3.embedding) + pg_temp.noise()),
+       b.tsv, b.model, b.chunker_version, b.sizer
 FROM generate_series(1, $SCALE_CHUNKS - (SELECT count(*) FROM base)) g
 JOIN base b ON b.n = 1 + g % (SELECT count(*) FROM base)
+JOIN base b2 ON b2.n = 1 + (g * 7919) % (SELECT count(*) FROM base)
+JOIN base b3 ON b3.n = 1 + (g * 104729) % (SELECT count(*) FROM base)
 JOIN dof_documents d ON d.source_id = 'scale-' || (1 + g / 50) AND d.collection = 'scale';
 SET maintenance_work_mem = '2GB';
 SQL
