@@ -105,9 +105,8 @@ impl ModelTokenizer {
     ///   pre-tokenizer (e5's Metaspace), so its count does not depend on its neighbours
     ///   and is memoised by the raw word itself;
     /// - exact: a line holding any other word (one with a no-break space, a leading
-    ///   combining mark, a special token such as `<s>`) goes through the tokenizer's own
-    ///   pipeline — added tokens, normaliser, pre-tokenizer — with the model memoised per
-    ///   pre-token.
+    ///   combining mark, a special token such as `<s>`) becomes one word counted by the
+    ///   tokenizer's own pipeline (see `exact_line`).
     pub fn words(&self, text: &str, between_pieces: &mut dyn FnMut()) -> Result<Vec<Word>, TokenizeError> {
         let mut words = Vec::with_capacity(text.len() / 6);
         let mut memo = self.memo.lock().unwrap_or_else(PoisonError::into_inner);
@@ -163,11 +162,16 @@ impl ModelTokenizer {
         Ok(true)
     }
 
-    /// The exact path for the line `text[start..end]`. The piece handed to the tokenizer
-    /// starts with the separators before the line (before a special token they are a "▁"
-    /// token of their own in a full encode), or with an added space at the text's start:
-    /// a piece must not start with a character the normaliser deletes (a vertical tab),
-    /// whose removal at offset 0 shifts the pre-tokens' original offsets (found by fuzzing).
+    /// The exact path for the line `text[start..end]`: its visible part becomes one word
+    /// counted by the tokenizer's own pipeline (added tokens, normaliser, pre-tokenizer,
+    /// model memoised per pre-token). No pre-token offsets are used: they shift when the
+    /// normaliser deletes characters (found by fuzzing). Two context effects are kept:
+    /// - a special token opening the line follows whitespace, which in a longer span is a
+    ///   "▁" token of its own: a glue word over that whitespace;
+    /// - a line ending in a character that normalises to a space (e.g. U+200B) ends in a
+    ///   lone "▁" on its own, which a following line absorbs: the word ends one byte past
+    ///   the line, so a span ending at the line is counted afresh, and any longer span
+    ///   counts the line without it.
     fn exact_line(
         &self,
         text: &str,
@@ -176,16 +180,47 @@ impl ModelTokenizer {
         pre_tokens: &mut FxHashMap<Box<str>, u32>,
         words: &mut Vec<Word>,
     ) -> Result<(), TokenizeError> {
-        let from = text[..start].trim_end_matches(WORD_SEPARATORS).len();
-        if from > 0 {
-            return self.exact_piece(&text[from..end], from, pre_tokens, words);
+        let line = &text[start..end];
+        let visible_start = start + (line.len() - line.trim_start().len());
+        let visible_end = start + line.trim_end().len();
+        if visible_start >= visible_end {
+            return Ok(());
         }
-        let padded = format!(" {}", &text[..end]);
-        let mut shifted = Vec::new();
-        self.exact_piece(&padded, 0, pre_tokens, &mut shifted)?;
-        // the added space holds no word; glue before a leading special token is dropped
-        words.extend(shifted.into_iter().filter(|w| w.start >= 1).map(|w| Word { start: w.start - 1, end: w.end - 1, ..w }));
+        let visible = &text[visible_start..visible_end];
+        if self.starts_with_special_token(visible) {
+            let glue_start = text[..visible_start].trim_end().len();
+            if glue_start > 0 {
+                words.push(Word { start: glue_start, end: visible_start, tokens: 1 });
+            }
+        }
+        let (count, trailing_space) = self.pipeline_count(visible, pre_tokens)?;
+        let tokens = count - u32::from(trailing_space);
+        if tokens > 0 {
+            words.push(Word { start: visible_start, end: visible_end + usize::from(trailing_space), tokens });
+        }
         Ok(())
+    }
+
+    fn starts_with_special_token(&self, text: &str) -> bool {
+        text.starts_with('<') && self.inner.get_added_vocabulary().get_vocab().keys().any(|t| text.starts_with(t.as_str()))
+    }
+
+    /// Tokens of `piece` by the tokenizer's pipeline, and whether its last pre-token is a
+    /// lone "▁" (whitespace only after normalisation).
+    fn pipeline_count(&self, piece: &str, pre_tokens: &mut FxHashMap<Box<str>, u32>) -> Result<(u32, bool), TokenizeError> {
+        let pre_tokenized = self.pre_tokenize(piece)?;
+        let splits = pre_tokenized.get_splits(OffsetReferential::Normalized, OffsetType::Byte);
+        let mut total = 0;
+        let mut trailing_space = false;
+        for (normalized, _, tokens) in splits {
+            let count = match tokens {
+                Some(tokens) => tokens.len() as u32,
+                None => self.model_count(normalized, pre_tokens)?,
+            };
+            total += count;
+            trailing_space = tokens.is_none() && count == 1 && normalized.chars().all(|c| c == '▁' || c.is_whitespace());
+        }
+        Ok((total, trailing_space))
     }
 
     /// Tokens of a raw word on its own, or [`IRREGULAR`] when that could differ in context.
@@ -202,17 +237,7 @@ impl ModelTokenizer {
                 return Ok(IRREGULAR);
             }
         }
-        // only the count is needed here: offsets are unreliable when `raw` starts with a
-        // character the normaliser deletes (found by fuzzing), so none are used
-        let pre_tokenized = self.pre_tokenize(raw)?;
-        let mut total = 0;
-        for (normalized, _, tokens) in pre_tokenized.get_splits(OffsetReferential::Normalized, OffsetType::Byte) {
-            total += match tokens {
-                Some(tokens) => tokens.len() as u32,
-                None => self.model_count(normalized, pre_tokens)?,
-            };
-        }
-        Ok(total)
+        Ok(self.pipeline_count(raw, pre_tokens)?.0)
     }
 
     /// The tokenizer's pipeline up to the model: added tokens, normaliser, pre-tokenizer.
@@ -233,43 +258,6 @@ impl ModelTokenizer {
         let count = self.inner.get_model().tokenize(normalized).map_err(|e| TokenizeError::Encode(e.to_string()))?.len() as u32;
         cache.insert(normalized.into(), count);
         Ok(count)
-    }
-
-    /// The tokenizer's own pipeline over `piece`, the model memoised per pre-token.
-    fn exact_piece(
-        &self,
-        piece: &str,
-        offset: usize,
-        cache: &mut FxHashMap<Box<str>, u32>,
-        words: &mut Vec<Word>,
-    ) -> Result<(), TokenizeError> {
-        let pre_tokenized = self.pre_tokenize(piece)?;
-        let splits = pre_tokenized.get_splits(OffsetReferential::Original, OffsetType::Byte);
-        let last = splits.len().saturating_sub(1);
-        for (index, (normalized, (start, end), tokens)) in splits.into_iter().enumerate() {
-            let count = match tokens {
-                Some(tokens) => tokens.len() as u32, // an added (special) token
-                None => self.model_count(normalized, cache)?,
-            };
-            // The span of a pre-token includes the whitespace it absorbed ("▁"); a word
-            // starts at its first visible character.
-            let source = &piece[start..end];
-            let leading = source.len() - source.trim_start().len();
-            if leading == source.len() {
-                // Whitespace alone: at the end of the piece it is the text's trailing
-                // whitespace (no chunk ends in whitespace), or merges with the next line's
-                // first word. Elsewhere (before a special token) it is glue: a token that a
-                // span counts only when it holds the words on both sides.
-                if index != last && count > 0 {
-                    words.push(Word { start: offset + start, end: offset + end, tokens: count });
-                }
-                continue;
-            }
-            if count > 0 {
-                words.push(Word { start: offset + start + leading, end: offset + end, tokens: count });
-            }
-        }
-        Ok(())
     }
 
     /// Forgets the memoised word counts (benchmarks measure from a cold memo).
