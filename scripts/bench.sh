@@ -26,3 +26,5 @@ if [ ! -f "$standard" ]; then
   rm -rf "$tmp"
 fi
 "$PG_DOF_CACHE/venv/bin/python" bench/scripts/ort_settings.py "$MODEL_DIR/model.onnx" "$standard" "$MODEL_DIR/tokenizer.json" /tmp/pg_dof_bench_texts.json
+log "where embedding time goes (tokenize / inference / pool), same code outside PostgreSQL"
+cargo run --release -q -p dof_bench --bin embed_phases 2
