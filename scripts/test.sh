@@ -13,8 +13,15 @@ for tier in "${tiers[@]}"; do
   case "$tier" in
     core)
       log "tier 1: dof_core (no PostgreSQL), release build"
+      corpora="${PG_DOF_CORPORA:-$repo/../shared/corpora}"
+      if [ -d "$corpora" ]; then
+        corpora="$(cd "$corpora" && pwd)"
+        echo "corpus tests read $corpora"
+      else
+        echo "NOTE: no shared corpora at $corpora: the corpus tests will say SKIPPED and check nothing"
+      fi
       # release: tokenizer and corpus tests are ~20x slower in debug builds
-      PG_DOF_REQUIRE_MODEL=1 PG_DOF_HOME="$PG_DOF_HOME" cargo test --release -p dof_core
+      PG_DOF_CORPORA="$corpora" PG_DOF_REQUIRE_MODEL=1 PG_DOF_HOME="$PG_DOF_HOME" cargo test --release -p dof_core -- --nocapture
       ;;
     pgrx)
       log "tier 2: #[pg_test] in a temporary PostgreSQL 15 (as user postgres)"

@@ -3,11 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The shared corpora: $PG_DOF_CORPORA or ../shared/corpora beside the checkout.
+/// The shared corpora: $PG_DOF_CORPORA or ../shared/corpora beside the checkout (run from
+/// the repository root, as `make bench` does).
 pub fn corpora() -> PathBuf {
     std::env::var("PG_DOF_CORPORA")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"))
+        .unwrap_or_else(|_| std::env::current_dir().expect("a working directory").join("../shared/corpora"))
 }
 
 /// The installed e5 tokenizer.json ($PG_DOF_HOME, default /usr/local/share/pg_dof).

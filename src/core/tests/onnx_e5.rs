@@ -57,7 +57,7 @@ fn text_longer_than_the_window_is_truncated_not_rejected() {
 }
 
 fn reference() -> serde_json::Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/e5_reference.json");
+    let path = common::repository_file("tests/fixtures/e5_reference.json");
     serde_json::from_str(&std::fs::read_to_string(path).expect("golden file")).expect("json")
 }
 
