@@ -79,10 +79,6 @@ impl OnnxEmbedder {
         Ok(embedder)
     }
 
-    pub fn tokenizer(&self) -> &ModelTokenizer {
-        &self.tokenizer
-    }
-
     /// Late chunking: one vector per chunk, pooled from token states computed with the
     /// whole document (or window) as context. See [`super::late`] for the choices made.
     /// `front_matter[i]` is chunk i's context (H1 + H2) for windows that start at it.
