@@ -44,26 +44,39 @@ fn check_interrupts() {
     pgrx::check_for_interrupts!();
 }
 
-/// Non-null, non-empty inputs, or an ERROR naming the first bad element.
-fn inputs<'a>(values: &'a [Option<String>], what: &str, max_bytes: Option<usize>) -> Vec<&'a str> {
+/// What each input element must satisfy besides not being NULL.
+enum Rule {
+    /// A text embedded on its own: at most this many bytes.
+    AtMostBytes(usize),
+    /// A chunk of a late-chunked document: some non-whitespace text (it needs tokens).
+    HasText,
+}
+
+/// A non-empty array of inputs that keep `rule`, or an ERROR naming the first bad element.
+fn inputs<'a>(values: &'a [Option<String>], what: &str, rule: Rule) -> Vec<&'a str> {
     if values.is_empty() {
         raise_invalid_parameter(&format!("{what} must not be empty"));
     }
     values
         .iter()
         .enumerate()
-        .map(|(i, value)| match value {
-            None => raise_invalid_parameter(&format!("{what}[{}] is NULL", i + 1)),
-            Some(text) if max_bytes.is_some_and(|max| text.len() > max) => raise_too_long(
-                &format!("{what}[{}] has {} bytes, over the {} bytes pg_dof embeds as one text", i + 1, text.len(), max_bytes.unwrap_or(0)),
-                "the model sees 512 tokens at most: split the document with dof_chunk() or embed its chunks with dof_embed_late()",
-            ),
-            Some(text) if what == "chunks" && text.trim().is_empty() => {
-                raise_invalid_parameter(&format!("chunks[{}] has no text", i + 1))
+        .map(|(i, value)| {
+            let Some(text) = value else { raise_invalid_parameter(&format!("{what}[{}] is NULL", i + 1)) };
+            match rule {
+                Rule::AtMostBytes(max) if text.len() > max => raise_too_long(
+                    &format!("{what}[{}] has {} bytes, over the {max} bytes pg_dof embeds as one text", i + 1, text.len()),
+                    "the model sees 512 tokens at most: split the document with dof_chunk() or embed its chunks with dof_embed_late()",
+                ),
+                Rule::HasText if text.trim().is_empty() => raise_invalid_parameter(&format!("{what}[{}] has no text", i + 1)),
+                _ => text.as_str(),
             }
-            Some(text) => text.as_str(),
         })
         .collect()
+}
+
+/// Vectors as rows numbered from 1, in input order.
+fn numbered(vectors: Vec<Vec<f32>>) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
+    TableIterator::new(vectors.into_iter().enumerate().map(|(i, v)| (i as i32 + 1, v)))
 }
 
 #[pg_extern(stable, parallel_safe)]
@@ -81,7 +94,7 @@ fn dof_embed_query_internal(
 ) -> Vec<f32> {
     let spec = spec(kind, name, model_file, tokenizer_file, dimension, max_positions, revision);
     let query = [Some(query.to_string())];
-    let texts = inputs(&query, "query", Some(MAX_TEXT_BYTES));
+    let texts = inputs(&query, "query", Rule::AtMostBytes(MAX_TEXT_BYTES));
     match backend_models::embed(&spec, &texts, prefix, &mut check_interrupts) {
         Ok(mut vectors) => vectors.pop().unwrap_or_default(),
         Err(error) => raise_embed_error(error),
@@ -102,9 +115,9 @@ fn dof_embed_internal(
     revision: &str,
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let spec = spec(kind, name, model_file, tokenizer_file, dimension, max_positions, revision);
-    let texts = inputs(&texts, "texts", Some(MAX_TEXT_BYTES));
+    let texts = inputs(&texts, "texts", Rule::AtMostBytes(MAX_TEXT_BYTES));
     let vectors = backend_models::embed(&spec, &texts, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
-    TableIterator::new(vectors.into_iter().enumerate().map(|(i, v)| (i as i32 + 1, v)))
+    numbered(vectors)
 }
 
 #[pg_extern(stable, parallel_safe)]
@@ -122,7 +135,7 @@ fn dof_embed_late_internal(
     revision: &str,
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let spec = spec(kind, name, model_file, tokenizer_file, dimension, max_positions, revision);
-    let chunks = inputs(&chunks, "chunks", None);
+    let chunks = inputs(&chunks, "chunks", Rule::HasText);
     let front_matter = front_matter.unwrap_or_default();
     let front: Vec<&str> = front_matter.iter().map(|f| f.as_deref().unwrap_or("")).collect();
     if !front.is_empty() && front.len() != chunks.len() {
@@ -130,7 +143,7 @@ fn dof_embed_late_internal(
     }
     let vectors =
         backend_models::embed_late(&spec, &chunks, &front, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
-    TableIterator::new(vectors.into_iter().enumerate().map(|(i, v)| (i as i32 + 1, v)))
+    numbered(vectors)
 }
 
 /// Loads a model once (not cached) and returns its output dimension.
