@@ -49,6 +49,10 @@ DECLARE
     settings dof_collections := dof_collection(collection);
     query_vector vector := coalesce(query_embedding, dof_embed_query(query, settings.model));
 BEGIN
+    IF query_vector IS NULL THEN
+        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'pass the query text, or its vector as query_embedding';
+    END IF;
     IF k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1' USING ERRCODE = 'invalid_parameter_value';
     END IF;
@@ -64,26 +68,101 @@ BEGIN
 END
 $$;
 
--- Text leg: chunk ids matching the query (websearch syntax: all terms, "phrases", -not),
--- ranked by ts_rank_cd (cover density, length-normalised), in the collection's text
--- search configuration (spanish by default). All terms, not any: with OR semantics common
--- words matched a large share of 100k chunks and ranking them all took ~0.6 s.
+-- The mean of a numeric column from its pg_stats row: the most common values with their
+-- frequencies, the rest spread over the equal-count histogram (bucket midpoints).
+CREATE FUNCTION dof_stats_mean(common_values double precision[], common_freqs real[], bounds double precision[])
+    RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT coalesce((SELECT sum(v * f) FROM unnest(common_values, common_freqs) AS u(v, f)), 0)
+           + (1 - coalesce((SELECT sum(f) FROM unnest(common_freqs) AS f), 0))
+             * coalesce((SELECT avg((bounds[i] + bounds[i + 1]) / 2) FROM generate_series(1, cardinality(bounds) - 1) AS i),
+                        (SELECT sum(v * f) / nullif(sum(f), 0) FROM unnest(common_values, common_freqs) AS u(v, f)));
+END;
+
+-- BM25's inputs for a query, from the planner's statistics on dof_chunks.tsv (pg_stats,
+-- kept current by autovacuum's ANALYZE, so nothing extra is maintained on insert): a
+-- lexeme's document frequency is its most_common_elems frequency, or half the least
+-- listed frequency when it is not listed (PostgreSQL's own tsvector selectivity guess);
+-- a chunk's length is its token_count, whose mean comes from that column's most common
+-- values and histogram. IDF is Lucene's ln(1 + (N - n + 0.5) / (n + 0.5)). The statistics
+-- cover the whole table, not one collection. Without them (never analyzed, or hidden from a caller under row-level
+-- security, as pg_stats does) every IDF is 1 and length is not normalised.
+-- Lexemes are those of querytree(query): the ones a match needs (negated terms are not).
+CREATE FUNCTION dof_bm25_terms(query tsquery)
+    RETURNS TABLE (lexemes text[], idfs double precision[], average_length double precision)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH terms AS (
+        SELECT coalesce(array_agg(DISTINCT replace(m[1], '''''', '''')), '{}') AS lexemes
+        FROM regexp_matches(querytree(query), '''((?:[^'']|'''')*)''', 'g') AS m
+    ), stats AS (
+        SELECT s.attname, s.most_common_elems, s.most_common_elem_freqs, s.most_common_vals, s.most_common_freqs, s.histogram_bounds
+        FROM pg_stats s
+        WHERE s.schemaname = '@extschema@' AND s.tablename = 'dof_chunks' AND s.attname IN ('tsv', 'token_count')
+    )
+    SELECT terms.lexemes,
+           dof_bm25_idfs_internal(terms.lexemes, tsv.most_common_elems, tsv.most_common_elem_freqs,
+                                  (SELECT greatest(c.reltuples, 1) FROM pg_class c WHERE c.oid = '@extschema@.dof_chunks'::regclass)),
+           dof_stats_mean(len.most_common_vals::text::double precision[], len.most_common_freqs,
+                          len.histogram_bounds::text::double precision[])
+    FROM terms LEFT JOIN stats tsv ON tsv.attname = 'tsv' LEFT JOIN stats len ON len.attname = 'token_count';
+END;
+
+-- Text leg: chunk ids matching the query in the collection's text search configuration
+-- (spanish by default), ranked by BM25 (k1 1.2, b 0.75, a heading match counts twice;
+-- see dof_bm25_terms) or, with ranking => 'ts_rank_cd', by PostgreSQL's cover density
+-- (no IDF).
+-- match_terms => 'all': websearch syntax as written (every term, "phrases", -not, or).
+-- match_terms => 'any' (default): a chunk matches with any of the query's selective
+-- lexemes, those with an IDF of at least ln 20 (in at most about 5% of chunks); common
+-- lexemes only add to the score. A question in plain words rarely has all its words in
+-- one chunk, so 'all' would find nothing; OR over every word would select (and rank) a
+-- large share of the table. With no selective lexeme (or no statistics), or when the
+-- query uses operators (quotes, -, or), 'any' behaves as 'all'.
 CREATE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
-                                filter jsonb DEFAULT NULL)
+                                filter jsonb DEFAULT NULL, ranking text DEFAULT 'bm25',
+                                match_terms text DEFAULT 'any')
     RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
     settings dof_collections := dof_collection(collection);
     query_terms tsquery := websearch_to_tsquery(settings.text_search_config, query);
+    match_query tsquery := query_terms;
+    lexemes text[];
+    idfs double precision[];
+    average_length double precision;
 BEGIN
+    IF query IS NULL THEN
+        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1' USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    IF ranking IS NULL OR ranking NOT IN ('bm25', 'ts_rank_cd') THEN
+        RAISE EXCEPTION 'unknown ranking "%"', ranking USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'use ''bm25'' or ''ts_rank_cd''';
+    END IF;
+    IF match_terms IS NULL OR match_terms NOT IN ('any', 'all') THEN
+        RAISE EXCEPTION 'unknown match_terms "%"', match_terms USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'use ''any'' or ''all''';
+    END IF;
+    IF ranking = 'bm25' OR match_terms = 'any' THEN
+        SELECT * INTO lexemes, idfs, average_length FROM dof_bm25_terms(query_terms);
+    END IF;
+    IF match_terms = 'any' AND querytree(query_terms) !~ '[!|<]' THEN
+        SELECT coalesce(string_agg('''' || replace(replace(t.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery,
+                        query_terms)
+        INTO match_query
+        FROM unnest(lexemes, idfs) AS t(lexeme, idf) WHERE t.idf >= ln(20);
+    END IF;
     RETURN QUERY
     SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
-    FROM (SELECT c.id, ts_rank_cd(c.tsv, query_terms, 1)::double precision AS score
+    FROM (SELECT c.id,
+                 CASE WHEN ranking = 'bm25'
+                      THEN dof_bm25_internal(c.tsv, c.token_count, lexemes, idfs, average_length, 1.2, 0.75, 2.0)
+                      ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
           FROM dof_chunks c
-          WHERE c.tsv @@ query_terms
+          WHERE c.tsv @@ match_query
             AND (dof_text_search.collection IS NULL OR c.collection = dof_text_search.collection)
             AND (filter IS NULL OR c.metadata @> filter)
           ORDER BY score DESC, c.id
@@ -95,7 +174,8 @@ $$;
 CREATE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                   filter jsonb DEFAULT NULL, candidate_pool integer DEFAULT 50,
                                   rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false,
-                                  query_embedding vector DEFAULT NULL)
+                                  query_embedding vector DEFAULT NULL, ranking text DEFAULT 'bm25',
+                                  match_terms text DEFAULT 'any')
     RETURNS TABLE (chunk_id bigint, document_id bigint, source_id text, heading_path text[], content text,
                    score double precision, vector_rank integer, text_rank integer)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
@@ -110,7 +190,7 @@ BEGIN
     SELECT array_agg(v.chunk_id ORDER BY v.rank) INTO vector_ids
     FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
     SELECT array_agg(t.chunk_id ORDER BY t.rank) INTO text_ids
-    FROM dof_text_search(query, greatest(candidate_pool, k), collection, filter) t;
+    FROM dof_text_search(query, greatest(candidate_pool, k), collection, filter, ranking, match_terms) t;
     RETURN QUERY
     SELECT best.id, best.document_id, best.source_id, best.heading_path, best.content,
            best.score, best.vector_rank, best.text_rank
@@ -128,6 +208,10 @@ $$;
 COMMENT ON FUNCTION dof_rrf(bigint[], bigint[], integer) IS 'Reciprocal Rank Fusion of two ranked id lists, with each list''s rank (NULL when absent); ties break on id';
 COMMENT ON FUNCTION dof_collection(text) IS 'The dof_collections row of a collection; NULL means ''default''';
 COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks by cosine distance (HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query';
-COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb) IS 'Text leg alone: the k best chunks by ts_rank_cd in the collection''s text search configuration';
-COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector) IS
-    'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query';
+COMMENT ON FUNCTION dof_bm25_terms(tsquery) IS 'BM25 inputs for a query: its lexemes, their IDFs and the mean chunk length in tokens, from the planner''s statistics on dof_chunks.tsv';
+COMMENT ON FUNCTION dof_bm25_idfs_internal(text[], anyarray, real[], double precision) IS 'Internal: IDFs of lexemes from pg_stats; used by dof_bm25_terms';
+COMMENT ON FUNCTION dof_stats_mean(double precision[], real[], double precision[]) IS 'Internal: a column''s mean estimated from its pg_stats row';
+COMMENT ON FUNCTION dof_bm25_internal(anyelement, double precision, text[], double precision[], double precision, double precision, double precision, double precision) IS 'Internal: BM25 of one tsvector; used by dof_text_search';
+COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS 'Text leg alone: the k best chunks matching the query (match_terms: any selective lexeme, or all terms in websearch syntax) in the collection''s text search configuration, ranked by BM25 (default) or ts_rank_cd';
+COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector, text, text) IS
+    'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';

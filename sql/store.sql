@@ -71,6 +71,13 @@ CREATE TABLE dof_queue (
 CREATE INDEX dof_queue_queued_idx ON dof_queue (queued_at) WHERE status = 'queued';
 SELECT pg_catalog.pg_extension_config_dump('dof_queue', '');
 
+-- What the text leg searches: the heading path weighted A (a match in a title ranks
+-- higher), the content B. A function of its own so bulk loads build the same tsvector.
+CREATE FUNCTION dof_chunk_tsvector(config regconfig, heading_path text[], content text) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN setweight(to_tsvector(config, array_to_string(heading_path, ' ')), 'A')
+           || setweight(to_tsvector(config, content), 'B');
+
 -- (Re)builds the chunks of one document: classify, chunk, embed (late or independent per
 -- its collection), store. Runs as the caller, in the caller's transaction.
 CREATE FUNCTION dof_index_document(doc_id bigint) RETURNS integer
@@ -113,8 +120,7 @@ BEGIN
                             model, chunker_version, sizer)
     SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
            c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, e.embedding,
-           setweight(to_tsvector(coll.text_search_config, array_to_string(c.heading_path, ' ')), 'A')
-             || setweight(to_tsvector(coll.text_search_config, c.content), 'B'),
+           dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content),
            model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer
     FROM chunks c JOIN embedded e ON e.ordinality = c.chunk_index + 1;
     GET DIAGNOSTICS stored = ROW_COUNT;
@@ -207,6 +213,7 @@ BEGIN
 END
 $$;
 
+COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text) IS 'The tsvector stored for a chunk: heading path weighted A, content B, in the given text search configuration';
 COMMENT ON TABLE dof_collections IS 'Per-collection settings: embedding model, late or independent embedding, chunk limits, text search configuration, deferred indexing';
 COMMENT ON TABLE dof_documents IS 'Markdown documents; inserting, updating or deleting one keeps its chunks current (triggers)';
 COMMENT ON TABLE dof_chunks IS 'Chunks of dof_documents with their embedding (HNSW, cosine) and tsvector (GIN); model and chunker_version record their producer';

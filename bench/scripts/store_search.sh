@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
-# Ingest and search at scale, in a database of its own (pg_dof_bench) on the local cluster:
-#   1. ingest real documents (legalize-pe sample, small files) inline and deferred, real model;
-#   2. multiply their embedded chunks to SCALE_CHUNKS (default 100,000): each synthetic vector
-#      is a random mix of three real chunk vectors plus noise (so points spread over the space
-#      the real ones span instead of piling up as near-duplicates), its text is the first
-#      one's; then build the HNSW index;
-#   3. hybrid search p50/p95 with and without the query embedding, and the vector leg's
-#      recall@10 against exact search, over 50 queries.
-# Prints a markdown table. Needs the shared corpora (PG_DOF_CORPORA).
+# Ingest and search at scale, in databases of their own on the local cluster:
+#   1. ingest real documents (legalize-pe sample, small files) inline and deferred, real
+#      model, late chunking (database pg_dof_bench);
+#   2. search at scale (database pg_dof_scale): every document of the Spanish corpora
+#      (dof-editions, legalize-pe-sample) chunked at SCALE_MAX_TOKENS (128: ~120,000
+#      distinct chunks) and embedded for real by `embed_corpus` (the product's chunker and
+#      embedder outside PostgreSQL, independent embedding; about 11.5M tokens, 1-1.5 h on
+#      two cores, resumable, cached in $PG_DOF_CACHE/scale-128), loaded with COPY;
+#   3. hybrid search p50/p95 with and without the query embedding, each leg alone, exact
+#      search, and the vector leg's recall@10 against exact search (bench/sql/scale_search.sql).
+# Prints markdown tables. Needs the shared corpora (PG_DOF_CORPORA).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../../scripts" && pwd)"
 . "$here/config.sh"
+bench="$(cd "$here/../bench" && pwd)"
 corpus="${PG_DOF_CORPORA:-$here/../../shared/corpora}/legalize-pe-sample"
 [ -d "$corpus" ] || { echo "corpus $corpus is absent: set PG_DOF_CORPORA" >&2; exit 2; }
-DOCS="${DOCS:-60}"
-SCALE_CHUNKS="${SCALE_CHUNKS:-100000}"
+DOCS="${DOCS:-40}"
+SCALE_MAX_TOKENS="${SCALE_MAX_TOKENS:-128}"
+SCALE_DATA="${SCALE_DATA:-$PG_DOF_CACHE/scale-$SCALE_MAX_TOKENS}"
+QUERIES="${QUERIES:-100}"
 export PG_DOF_DB=pg_dof_bench
 q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
-PG_DOF_DB=postgres "$here/cluster.sh" psql -q -c "DROP DATABASE IF EXISTS pg_dof_bench" -c "CREATE DATABASE pg_dof_bench"
-q -c "SET client_min_messages = warning; CREATE EXTENSION pg_dof CASCADE"
+fresh_db() { PG_DOF_DB=postgres "$here/cluster.sh" psql -q -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"
+             PG_DOF_DB=$1 "$here/cluster.sh" psql -q -c "SET client_min_messages = warning; CREATE EXTENSION pg_dof CASCADE"; }
+fresh_db pg_dof_bench
 q -c "INSERT INTO dof_collections (name, deferred) VALUES ('inline', false), ('deferred', true)"
 
 load() { # COLLECTION FILES...
@@ -49,80 +55,16 @@ FROM (SELECT 'inline (trigger)' AS mode, count(DISTINCT document_id) AS docs, co
       SELECT 'deferred (queue + dof_process_queue)', count(DISTINCT document_id), count(*), $deferred_s::numeric
       FROM dof_chunks WHERE collection = 'deferred') r;
 SQL
+
 echo
-echo "| search at scale | value |"
-echo "|---|---|"
-q <<SQL
-SET client_min_messages = warning;
-INSERT INTO dof_collections (name, deferred) VALUES ('scale', true);
-CREATE FUNCTION pg_temp.noise() RETURNS vector LANGUAGE sql VOLATILE
-  RETURN (SELECT array_agg((random() - 0.5) * 0.02)::vector FROM generate_series(1, 384));
-CREATE FUNCTION pg_temp.mix(a vector, b vector, c vector) RETURNS vector LANGUAGE sql VOLATILE
-  RETURN (SELECT array_agg(x * w1 + y * w2 + z * w3 ORDER BY i)::vector
-          FROM (SELECT random() AS w1, random() AS w2, random() AS w3) w,
-               unnest(a::real[], b::real[], c::real[]) WITH ORDINALITY u(x, y, z, i));
-DROP INDEX dof_chunks_embedding_idx;
-CREATE TABLE base AS SELECT row_number() OVER (ORDER BY id) AS n, * FROM dof_chunks;
-INSERT INTO dof_documents (collection, source_id, body)
-SELECT 'scale', 'scale-' || g, 'synthetic' FROM generate_series(1, ($SCALE_CHUNKS / 50) + 1) g;
-DELETE FROM dof_queue;
-INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
-                        char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv, model, chunker_version, sizer)
-SELECT d.id, 'scale', g % 50, b.pattern, b.heading_path, b.content, b.token_count, b.char_start, b.char_end,
-       b.table_piece, b.overlap, b.split, jsonb_build_object('bucket', g % 10),
-       l2_normalize(pg_temp.mix(b.embedding, b2.embedding, b3.embedding) + pg_temp.noise()),
-       b.tsv, b.model, b.chunker_version, b.sizer
-FROM generate_series(1, $SCALE_CHUNKS - (SELECT count(*) FROM base)) g
-JOIN base b ON b.n = 1 + g % (SELECT count(*) FROM base)
-JOIN base b2 ON b2.n = 1 + (g * 7919) % (SELECT count(*) FROM base)
-JOIN base b3 ON b3.n = 1 + (g * 104729) % (SELECT count(*) FROM base)
-JOIN dof_documents d ON d.source_id = 'scale-' || (1 + g / 50) AND d.collection = 'scale';
-SET maintenance_work_mem = '2GB';
-SQL
-start=$(date +%s.%N)
-q -c "SET maintenance_work_mem = '2GB'; CREATE INDEX dof_chunks_embedding_idx ON dof_chunks USING hnsw (embedding vector_cosine_ops)"
-hnsw_build_s=$(echo "$(date +%s.%N) - $start" | bc)
-q -c "VACUUM ANALYZE dof_chunks"
-q <<SQL
-SET client_min_messages = warning;
-CREATE TABLE bench_queries AS
-SELECT n AS id, array_to_string((regexp_split_to_array(content, '\s+'))[1:6], ' ') AS text
-FROM base WHERE n % greatest(1, (SELECT count(*) FROM base) / 50) = 0 LIMIT 50;
-ALTER TABLE bench_queries ADD COLUMN embedding vector(384);
-UPDATE bench_queries SET embedding = dof_embed_query(text);
-CREATE TABLE bench_results (metric text, value double precision);
-DO \$\$
-DECLARE
-  query record; t0 timestamptz; excl double precision[] := '{}'; incl double precision[] := '{}';
-  recalls double precision[] := '{}'; approx bigint[]; exact bigint[];
-BEGIN
-  FOR query IN SELECT * FROM bench_queries ORDER BY id LOOP
-    PERFORM * FROM dof_hybrid_search(query.text, 10, query_embedding => query.embedding);  -- warm
-    t0 := clock_timestamp();
-    PERFORM * FROM dof_hybrid_search(query.text, 10, query_embedding => query.embedding);
-    excl := excl || extract(epoch FROM clock_timestamp() - t0) * 1000;
-    t0 := clock_timestamp();
-    PERFORM * FROM dof_hybrid_search(query.text, 10);
-    incl := incl || extract(epoch FROM clock_timestamp() - t0) * 1000;
-    SELECT array_agg(chunk_id) INTO approx FROM dof_vector_search(query.text, 10, query_embedding => query.embedding);
-    PERFORM set_config('enable_indexscan', 'off', true);
-    SELECT array_agg(id) INTO exact FROM (SELECT id FROM dof_chunks ORDER BY embedding <=> query.embedding LIMIT 10) e;
-    PERFORM set_config('enable_indexscan', 'on', true);
-    recalls := recalls || (SELECT count(*) FROM unnest(approx) a WHERE a = ANY (exact))::double precision / 10;
-  END LOOP;
-  INSERT INTO bench_results VALUES
-    ('p50_ms_excluding_embedding', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(excl) x)),
-    ('p95_ms_excluding_embedding', (SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY x) FROM unnest(excl) x)),
-    ('p50_ms_including_embedding', (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(incl) x)),
-    ('p95_ms_including_embedding', (SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY x) FROM unnest(incl) x)),
-    ('recall_at_10_vs_exact', (SELECT avg(x) FROM unnest(recalls) x));
-END
-\$\$;
-SQL
-q <<SQL
-SELECT '| chunks in dof_chunks | ' || count(*) || ' |' FROM dof_chunks;
-SELECT '| HNSW index build (s) | ' || round($hnsw_build_s, 1) || ' |';
-SELECT '| HNSW index size (MB) | ' || round(pg_relation_size('dof_chunks_embedding_idx') / 1e6, 1) || ' |';
-SELECT '| GIN tsvector index size (MB) | ' || round(pg_relation_size('dof_chunks_tsv_idx') / 1e6, 1) || ' |';
-SELECT '| ' || metric || ' | ' || round(value::numeric, 3) || ' |' FROM bench_results;
-SQL
+# 2. the scale data: real chunks, real vectors (cached; resumable when interrupted)
+if [ ! -f "$SCALE_DATA/complete" ]; then
+  echo "embedding the corpora for the scale test into $SCALE_DATA (about an hour on two cores; resumable)" >&2
+  (cd "$here/.." && cargo run --release -q -p dof_bench --bin embed_corpus -- "$SCALE_DATA" "$SCALE_MAX_TOKENS")
+  touch "$SCALE_DATA/complete"
+fi
+fresh_db pg_dof_scale
+export PG_DOF_DB=pg_dof_scale
+q -v docs="$SCALE_DATA/documents.csv" -v chunks="$SCALE_DATA/chunks.csv" -v max_tokens="$SCALE_MAX_TOKENS" -f "$bench/sql/scale_load.sql"
+q -v queries="$QUERIES" -f "$bench/sql/scale_search.sql"
+q -f "$bench/sql/scale_report.sql"

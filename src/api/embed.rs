@@ -82,7 +82,7 @@ fn numbered(vectors: Vec<Vec<f32>>) -> TableIterator<'static, (name!(ordinality,
 #[pg_extern(stable, parallel_safe)]
 #[allow(clippy::too_many_arguments)]
 fn dof_embed_query_internal(
-    query: &str,
+    query: Option<&str>,
     kind: &str,
     name: &str,
     model_file: Option<&str>,
@@ -91,12 +91,12 @@ fn dof_embed_query_internal(
     max_positions: i32,
     prefix: &str,
     revision: &str,
-) -> Vec<f32> {
+) -> Option<Vec<f32>> {
+    let query = [Some(query?.to_string())]; // NULL in, NULL out, as a strict function
     let spec = spec(kind, name, model_file, tokenizer_file, dimension, max_positions, revision);
-    let query = [Some(query.to_string())];
     let texts = inputs(&query, "query", Rule::AtMostBytes(MAX_TEXT_BYTES));
     match backend_models::embed(&spec, &texts, prefix, &mut check_interrupts) {
-        Ok(mut vectors) => vectors.pop().unwrap_or_default(),
+        Ok(mut vectors) => vectors.pop(),
         Err(error) => raise_embed_error(error),
     }
 }

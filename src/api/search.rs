@@ -1,7 +1,67 @@
-//! Search is SQL (sql/search.sql); this module holds its boundary tests.
+//! Search is SQL (sql/search.sql) but for BM25's per-row score, which reads the stored
+//! tsvector directly; this module also holds the search's boundary tests.
 
-#[cfg(any(test, feature = "pg_test"))]
+use dof_core::bm25::{score, Bm25Params, LexemeStats, TsVector};
 use pgrx::prelude::*;
+use pgrx::{AnyArray, AnyElement, FromDatum};
+
+use super::errors::raise_invalid_parameter;
+
+/// IDFs of the query's lexemes from the planner's statistics on `dof_chunks.tsv`
+/// (`pg_stats.most_common_elems`, an anyarray of text, and its fractions); every IDF is 1
+/// when there are none (never analyzed, or hidden from the caller).
+#[pg_extern(immutable, parallel_safe)]
+fn dof_bm25_idfs_internal(lexemes: Vec<String>, common: Option<AnyArray>, fractions: Option<Vec<f32>>, total: f64) -> Vec<f64> {
+    // The argument's declared type is anyarray (pg_stats' column type), so the element
+    // type is read from the array header itself.
+    // SAFETY: an anyarray datum is an ArrayType varlena; detoasting gives its header, and
+    // Vec<String> reads it only once its elements are known to be text.
+    let common = common.and_then(|a| unsafe {
+        let array = pg_sys::pg_detoast_datum(a.datum().cast_mut_ptr::<pg_sys::varlena>()).cast::<pg_sys::ArrayType>();
+        ((*array).elemtype == pg_sys::TEXTOID)
+            .then(|| Vec::<String>::from_polymorphic_datum(pg_sys::Datum::from(array), false, pg_sys::TEXTARRAYOID))
+            .flatten()
+    });
+    let lexemes: Vec<&str> = lexemes.iter().map(String::as_str).collect();
+    match (common, fractions) {
+        (Some(common), Some(fractions)) => LexemeStats { common: &common, fractions: &fractions, total }.idfs(&lexemes),
+        _ => vec![1.0; lexemes.len()],
+    }
+}
+
+/// BM25 of one stored tsvector (of a chunk `length` tokens long) for the query's lexemes and their IDFs (see `dof_bm25` in
+/// sql/search.sql, which supplies the statistics). `tsv` is `anyelement` because pgrx has
+/// no tsvector type; any other type is refused.
+#[pg_extern(immutable, parallel_safe)]
+fn dof_bm25_internal(
+    tsv: AnyElement,
+    length: f64,
+    lexemes: Vec<String>,
+    idfs: Vec<f64>,
+    average_length: Option<f64>,
+    k1: f64,
+    b: f64,
+    heading_weight: f64,
+) -> f64 {
+    if tsv.oid() != pg_sys::TSVECTOROID {
+        raise_invalid_parameter("dof_bm25 scores a tsvector");
+    }
+    if lexemes.len() != idfs.len() {
+        raise_invalid_parameter("dof_bm25 needs one IDF per lexeme");
+    }
+    // SAFETY: the datum is a tsvector (checked above), a varlena; detoasting returns it
+    // or a palloc'd copy in the current memory context, alive for this call.
+    let data = unsafe {
+        let value = pg_sys::pg_detoast_datum_packed(tsv.datum().cast_mut_ptr::<pg_sys::varlena>());
+        let length = pgrx::varlena::varsize_any_exhdr(value);
+        std::slice::from_raw_parts(pgrx::varlena::vardata_any(value).cast::<u8>(), length)
+    };
+    let lexemes: Vec<&[u8]> = lexemes.iter().map(|l| l.as_bytes()).collect();
+    let params = Bm25Params { k1, b, heading_weight };
+    TsVector::parse(data)
+        .and_then(|document| score(&document, length, &lexemes, &idfs, average_length, &params))
+        .unwrap_or_else(|e| raise_invalid_parameter(&e.to_string()))
+}
 
 #[cfg(any(test, feature = "pg_test"))]
 #[pg_schema]

@@ -1,0 +1,29 @@
+-- The scale benchmark's tables, from bench_facts and bench_timings (scale_load.sql,
+-- scale_search.sql).
+\pset footer off
+\pset tuples_only on
+SELECT '| corpus at scale | value |' UNION ALL SELECT '|---|---|';
+SELECT format('| documents / distinct chunks / tokens | %s / %s / %s |',
+              (SELECT count(*) FROM dof_documents WHERE collection = 'scale'), count(*), sum(token_count))
+FROM dof_chunks WHERE collection = 'scale';
+SELECT format('| HNSW build, m 16, ef_construction 64 (s) | %s |', round(value::numeric, 1)) FROM bench_facts WHERE fact = 'hnsw_build_s';
+SELECT format('| HNSW index / GIN tsvector index / table with TOAST (MB) | %s / %s / %s |',
+              round(pg_relation_size('dof_chunks_embedding_idx') / 1e6, 1), round(pg_relation_size('dof_chunks_tsv_idx') / 1e6, 1),
+              round(pg_table_size('dof_chunks') / 1e6, 1));
+SELECT '';
+SELECT '| search, ' || count(DISTINCT n) || ' queries | p50 | p95 | max |' FROM bench_timings;
+SELECT '|---|---|---|---|';
+SELECT format('| %s | %s | %s | %s |', metric,
+              round(percentile_cont(0.5) WITHIN GROUP (ORDER BY value)::numeric, 2),
+              round(percentile_cont(0.95) WITHIN GROUP (ORDER BY value)::numeric, 2),
+              round(max(value)::numeric, 2))
+FROM bench_timings WHERE metric NOT LIKE '%recall%'
+GROUP BY metric ORDER BY min(CASE WHEN metric LIKE 'hybrid%' THEN 0 ELSE 1 END), metric;
+SELECT format('| vector leg recall@10 vs exact (mean; share of queries at 1.0) | %s | %s of queries | |',
+              round(avg(value)::numeric, 3), round(avg((value = 1)::int)::numeric * 100) || '%')
+FROM bench_timings WHERE metric LIKE '%recall%';
+SELECT '';
+SELECT '| ratio (same run, medians) | value |' UNION ALL SELECT '|---|---|';
+SELECT format('| exact search / HNSW vector leg | %s× |',
+              round((SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY value) FROM bench_timings WHERE metric LIKE 'exact%')::numeric
+                    / nullif((SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY value) FROM bench_timings WHERE metric LIKE 'vector leg (%'), 0)::numeric, 1));

@@ -1,0 +1,59 @@
+-- Search latency and vector recall over collection 'scale' (see scale_load.sql).
+-- Queries: QUERIES chunks drawn at random (fixed seed); from each, 2-4 distinct words of
+-- five letters or more in random order, as a user types keywords. Every timing is of a
+-- warm call (the same call once before), inside the server (no client round trip).
+-- psql variables: queries.
+\set ON_ERROR_STOP on
+SET client_min_messages = warning;
+SELECT setseed(0.42);
+CREATE TABLE bench_queries AS
+SELECT row_number() OVER (ORDER BY n) AS n, source_chunk, text FROM (
+SELECT n, source_chunk,
+       (SELECT string_agg(w, ' ')
+        FROM (SELECT w FROM (SELECT DISTINCT w FROM regexp_split_to_table(lower(content), '[^[:alpha:]]+') w
+                             WHERE length(w) >= 5) words
+              ORDER BY md5(w || n) LIMIT 2 + n % 3) pick) AS text
+FROM (SELECT row_number() OVER () AS n, id AS source_chunk, content
+      FROM (SELECT id, content FROM dof_chunks WHERE collection = 'scale' ORDER BY random() LIMIT 2 * :queries) r) q
+) drawn WHERE text LIKE '% %' ORDER BY n LIMIT :queries;  -- chunks with fewer than two such words are passed over
+ALTER TABLE bench_queries ADD COLUMN embedding vector(384);
+UPDATE bench_queries SET embedding = dof_embed_query(text);
+
+CREATE TABLE bench_timings (n integer, metric text, value double precision);
+DO $$
+DECLARE
+  query record; t0 timestamptz; approx bigint[]; exact bigint[];
+BEGIN
+  FOR query IN SELECT * FROM bench_queries ORDER BY n LOOP
+    PERFORM * FROM dof_hybrid_search(query.text, 10, 'scale', query_embedding => query.embedding);
+    t0 := clock_timestamp();
+    PERFORM * FROM dof_hybrid_search(query.text, 10, 'scale', query_embedding => query.embedding);
+    INSERT INTO bench_timings VALUES (query.n, 'hybrid excluding query embedding', extract(epoch FROM clock_timestamp() - t0) * 1000);
+    t0 := clock_timestamp();
+    PERFORM * FROM dof_hybrid_search(query.text, 10, 'scale');
+    INSERT INTO bench_timings VALUES (query.n, 'hybrid including query embedding', extract(epoch FROM clock_timestamp() - t0) * 1000);
+
+    PERFORM * FROM dof_vector_search(query.text, 50, 'scale', query_embedding => query.embedding);
+    t0 := clock_timestamp();
+    PERFORM * FROM dof_vector_search(query.text, 50, 'scale', query_embedding => query.embedding);
+    INSERT INTO bench_timings VALUES (query.n, 'vector leg (HNSW, 50 candidates)', extract(epoch FROM clock_timestamp() - t0) * 1000);
+    PERFORM * FROM dof_text_search(query.text, 50, 'scale');
+    t0 := clock_timestamp();
+    PERFORM * FROM dof_text_search(query.text, 50, 'scale');
+    INSERT INTO bench_timings VALUES (query.n, 'text leg (50 candidates)', extract(epoch FROM clock_timestamp() - t0) * 1000);
+    INSERT INTO bench_timings
+    SELECT query.n, 'text matches per query', count(*) FROM dof_chunks c
+    WHERE c.collection = 'scale' AND c.tsv @@ websearch_to_tsquery('spanish', query.text);
+
+    SELECT array_agg(chunk_id) INTO approx FROM dof_vector_search(query.text, 10, 'scale', query_embedding => query.embedding);
+    PERFORM set_config('enable_indexscan', 'off', true);
+    t0 := clock_timestamp();
+    SELECT array_agg(id) INTO exact FROM (SELECT id FROM dof_chunks WHERE collection = 'scale'
+                                          ORDER BY embedding <=> query.embedding LIMIT 10) e;
+    INSERT INTO bench_timings VALUES (query.n, 'exact vector search (sequential scan)', extract(epoch FROM clock_timestamp() - t0) * 1000);
+    PERFORM set_config('enable_indexscan', 'on', true);
+    INSERT INTO bench_timings VALUES (query.n, 'vector leg recall@10 vs exact',
+      (SELECT count(*) FROM unnest(approx) a WHERE a = ANY (exact))::double precision / 10);
+  END LOOP;
+END
+$$;

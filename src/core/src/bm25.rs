@@ -1,0 +1,262 @@
+//! BM25 over PostgreSQL `tsvector` values, for the text leg of the search.
+//!
+//! PostgreSQL's `ts_rank` / `ts_rank_cd` have no inverse document frequency: a common
+//! word and a rare one weigh the same. BM25 (Robertson & Zaragoza; Lucene's form of the
+//! IDF) does, and saturates term frequency. The IDFs come from the planner's statistics
+//! on `dof_chunks.tsv` (see [`LexemeStats`]), so nothing extra is maintained on insert;
+//! this module scores one
+//! stored `tsvector` against the query's lexemes, reading its on-disk layout directly so
+//! the per-row cost stays at a scan of its entries.
+//!
+//! A document's length is given by the caller (pg_dof passes the chunk's token count).
+
+/// BM25's free parameters and pg_dof's heading boost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bm25Params {
+    /// Term-frequency saturation (1.2 in Lucene and most BM25 implementations).
+    pub k1: f64,
+    /// Length normalisation, 0 (none) to 1 (full); 0.75 is the usual choice.
+    pub b: f64,
+    /// What one position of weight A (the chunk's heading path) counts as; B, C and D
+    /// positions count 1.
+    pub heading_weight: f64,
+}
+
+impl Default for Bm25Params {
+    fn default() -> Self {
+        Self { k1: 1.2, b: 0.75, heading_weight: 2.0 }
+    }
+}
+
+/// Lucene's BM25 IDF of a term found in `fraction` of `total` documents:
+/// ln(1 + (N − n + 0.5) / (n + 0.5)), never negative.
+pub fn idf(fraction: f64, total: f64) -> f64 {
+    let total = total.max(1.0);
+    let n = fraction.clamp(0.0, 1.0) * total;
+    (1.0 + (total - n + 0.5) / (n + 0.5)).ln()
+}
+
+/// The planner's statistics on a tsvector column (`pg_stats.most_common_elems` and
+/// `most_common_elem_freqs`, which holds one fraction per element and then the least and
+/// greatest of them and the null fraction) and the table's row count.
+pub struct LexemeStats<'a> {
+    pub common: &'a [String],
+    pub fractions: &'a [f32],
+    pub total: f64,
+}
+
+impl LexemeStats<'_> {
+    /// IDF of each lexeme. A lexeme missing from the list is rarer than all listed ones:
+    /// it gets half the least listed fraction, as PostgreSQL's own selectivity estimate
+    /// for tsvector matches does.
+    pub fn idfs(&self, lexemes: &[&str]) -> Vec<f64> {
+        let least = self.fractions.get(self.common.len()).copied().unwrap_or(0.0);
+        lexemes
+            .iter()
+            .map(|lexeme| {
+                let fraction = self
+                    .common
+                    .iter()
+                    .position(|c| c == lexeme)
+                    .and_then(|i| self.fractions.get(i).copied())
+                    .unwrap_or(least / 2.0);
+                idf(f64::from(fraction), self.total)
+            })
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("malformed tsvector: {0}")]
+pub struct TsVectorError(&'static str);
+
+/// A tsvector's data, the bytes after its 4-byte varlena header:
+/// `int32 size`, `size` × `WordEntry` (u32: haspos 1 bit, len 11 bits, pos 20 bits, from
+/// the low bit up), then the lexemes; a lexeme with positions is followed, at the next
+/// even offset, by `uint16 npos` and `npos` × `uint16` (weight in the top 2 bits).
+pub struct TsVector<'a> {
+    size: usize,
+    entries: &'a [u8],
+    strings: &'a [u8],
+}
+
+/// One lexeme of a tsvector: its bytes and its positions' weights (empty when stripped).
+pub struct Entry<'a> {
+    pub lexeme: &'a [u8],
+    positions: &'a [u8],
+}
+
+impl Entry<'_> {
+    /// Weighted term frequency: `heading_weight` per A position, 1 per other position,
+    /// 1 for a stripped entry (no positions).
+    pub fn frequency(&self, heading_weight: f64) -> f64 {
+        if self.positions.is_empty() {
+            return 1.0;
+        }
+        self.positions
+            .chunks_exact(2)
+            .map(|p| if u16::from_ne_bytes([p[0], p[1]]) >> 14 == 3 { heading_weight } else { 1.0 })
+            .sum()
+    }
+}
+
+impl<'a> TsVector<'a> {
+    pub fn parse(data: &'a [u8]) -> Result<Self, TsVectorError> {
+        let size = data.get(..4).ok_or(TsVectorError("shorter than its header"))?;
+        let size = i32::from_ne_bytes(size.try_into().expect("4 bytes"));
+        let size = usize::try_from(size).map_err(|_| TsVectorError("negative size"))?;
+        let strings_at = size.checked_mul(4).and_then(|n| n.checked_add(4)).ok_or(TsVectorError("size overflows"))?;
+        let entries = data.get(4..strings_at).ok_or(TsVectorError("entries past the end"))?;
+        Ok(Self { size, entries, strings: &data[strings_at..] })
+    }
+
+    /// Distinct lexemes.
+    pub fn len(&self) -> usize {
+        self.size
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
+    }
+
+    pub fn entry(&self, index: usize) -> Result<Entry<'a>, TsVectorError> {
+        let word = self.entries.get(index * 4..index * 4 + 4).ok_or(TsVectorError("entry index out of range"))?;
+        let word = u32::from_ne_bytes(word.try_into().expect("4 bytes"));
+        let (haspos, len, pos) = (word & 1 == 1, ((word >> 1) & 0x7ff) as usize, (word >> 12) as usize);
+        let lexeme = self.strings.get(pos..pos + len).ok_or(TsVectorError("lexeme past the end"))?;
+        let positions = if haspos {
+            let at = (pos + len + 1) & !1; // SHORTALIGN
+            let count = self.strings.get(at..at + 2).ok_or(TsVectorError("position count past the end"))?;
+            let count = u16::from_ne_bytes([count[0], count[1]]) as usize;
+            self.strings.get(at + 2..at + 2 + 2 * count).ok_or(TsVectorError("positions past the end"))?
+        } else {
+            &[]
+        };
+        Ok(Entry { lexeme, positions })
+    }
+
+    /// The entry holding `lexeme`, by binary search (entries are sorted by length-aware
+    /// byte comparison: bytes first, then the shorter one first).
+    pub fn find(&self, lexeme: &[u8]) -> Result<Option<Entry<'a>>, TsVectorError> {
+        let (mut low, mut high) = (0, self.size);
+        while low < high {
+            let middle = (low + high) / 2;
+            let entry = self.entry(middle)?;
+            match entry.lexeme.cmp(lexeme) {
+                std::cmp::Ordering::Equal => return Ok(Some(entry)),
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// BM25 score of one document (its tsvector data, its `length`) for the query lexemes
+/// with their IDFs. An `average_length` of None turns length normalisation off.
+pub fn score(
+    document: &TsVector<'_>,
+    length: f64,
+    lexemes: &[&[u8]],
+    idfs: &[f64],
+    average_length: Option<f64>,
+    params: &Bm25Params,
+) -> Result<f64, TsVectorError> {
+    let norm = match average_length {
+        Some(average) if average > 0.0 => 1.0 - params.b + params.b * length.max(0.0) / average,
+        _ => 1.0,
+    };
+    let mut total = 0.0;
+    for (lexeme, idf) in lexemes.iter().zip(idfs) {
+        if let Some(entry) = document.find(lexeme)? {
+            let tf = entry.frequency(params.heading_weight);
+            total += idf * tf * (params.k1 + 1.0) / (tf + params.k1 * norm);
+        }
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Builds tsvector data the way PostgreSQL lays it out: (lexeme, [(position, weight)]),
+    /// lexemes given in sorted order; weight 3 = A … 0 = D.
+    fn tsvector(words: &[(&str, &[(u16, u16)])]) -> Vec<u8> {
+        let mut strings = Vec::new();
+        let mut entries = Vec::new();
+        for (lexeme, positions) in words {
+            let pos = strings.len() as u32;
+            strings.extend_from_slice(lexeme.as_bytes());
+            let haspos = u32::from(!positions.is_empty());
+            entries.push(haspos | ((lexeme.len() as u32) << 1) | (pos << 12));
+            if !positions.is_empty() {
+                if strings.len() % 2 == 1 {
+                    strings.push(0);
+                }
+                strings.extend_from_slice(&(positions.len() as u16).to_ne_bytes());
+                for (position, weight) in positions.iter() {
+                    strings.extend_from_slice(&((weight << 14) | position).to_ne_bytes());
+                }
+            }
+        }
+        let mut data = (words.len() as i32).to_ne_bytes().to_vec();
+        entries.iter().for_each(|e| data.extend_from_slice(&e.to_ne_bytes()));
+        data.extend_from_slice(&strings);
+        data
+    }
+
+    #[test]
+    fn reads_lexemes_positions_and_weights() {
+        let data = tsvector(&[("imp", &[(1, 3), (7, 2)]), ("ley", &[(2, 2)]), ("renta", &[])]);
+        let v = TsVector::parse(&data).unwrap();
+        assert_eq!(v.len(), 3);
+        assert_eq!(v.find(b"imp").unwrap().unwrap().frequency(2.0), 3.0); // A counts 2, B 1
+        assert_eq!(v.find(b"ley").unwrap().unwrap().frequency(2.0), 1.0);
+        assert_eq!(v.find(b"renta").unwrap().unwrap().frequency(2.0), 1.0); // stripped
+        assert!(v.find(b"lex").unwrap().is_none());
+        assert!(v.find(b"zz").unwrap().is_none());
+    }
+
+    #[test]
+    fn rare_and_unlisted_lexemes_weigh_more() {
+        let common = vec!["ley".to_string(), "articul".to_string()];
+        let stats = LexemeStats { common: &common, fractions: &[0.4, 0.1, 0.1, 0.4, 0.0], total: 100_000.0 };
+        let idfs = stats.idfs(&["ley", "articul", "aduan"]);
+        assert!(idfs[0] < idfs[1] && idfs[1] < idfs[2], "{idfs:?}");
+        assert!((idfs[2] - idf(f64::from(0.1f32 / 2.0), 100_000.0)).abs() < 1e-12, "unlisted: half the least fraction");
+        assert!(idf(1.0, 100_000.0) >= 0.0);
+    }
+
+    #[test]
+    fn frequency_saturates() {
+        let p = Bm25Params::default();
+        let once = tsvector(&[("ley", &[(1, 2)])]);
+        let many = tsvector(&[("ley", &[(1, 2), (2, 2), (3, 2), (4, 2), (5, 2), (6, 2), (7, 2), (8, 2)])]);
+        let s1 = score(&TsVector::parse(&once).unwrap(), 1.0, &[b"ley"], &[1.0], None, &p).unwrap();
+        let s8 = score(&TsVector::parse(&many).unwrap(), 8.0, &[b"ley"], &[1.0], None, &p).unwrap();
+        assert!((s1 - 1.0).abs() < 1e-12, "tf 1, no length norm: (k1+1)/(1+k1) = 1");
+        assert!(s8 > s1 && s8 < p.k1 + 1.0, "saturates below k1 + 1: {s8}");
+    }
+
+    #[test]
+    fn longer_documents_score_lower_for_the_same_frequency() {
+        let p = Bm25Params::default();
+        let doc = tsvector(&[("ley", &[(1, 2)])]);
+        let s = score(&TsVector::parse(&doc).unwrap(), 10.0, &[b"ley"], &[1.0], Some(20.0), &p).unwrap();
+        let l = score(&TsVector::parse(&doc).unwrap(), 40.0, &[b"ley"], &[1.0], Some(20.0), &p).unwrap();
+        assert!(s > l);
+    }
+
+    #[test]
+    fn malformed_data_is_an_error_not_a_panic() {
+        assert!(TsVector::parse(&[1, 0]).is_err());
+        assert!(TsVector::parse(&(-1i32).to_ne_bytes()).is_err());
+        let mut data = tsvector(&[("ley", &[(1, 2)])]);
+        data.truncate(data.len() - 1);
+        let v = TsVector::parse(&data).unwrap();
+        assert!(v.entry(0).is_err());
+        let huge = 5i32.to_ne_bytes();
+        assert!(TsVector::parse(&huge).is_err());
+    }
+}

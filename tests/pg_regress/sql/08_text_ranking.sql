@@ -1,0 +1,66 @@
+-- The text leg: BM25 from the planner's statistics, 'any' vs 'all' matching, and the
+-- Rust reader of stored tsvectors checked against PostgreSQL's own unnest(tsvector).
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+INSERT INTO dof_collections (name, model) VALUES ('ranking', 'hash-384');
+-- "ley" is in every document, "aduana" in two, "arancel" in one: IDF must order them
+INSERT INTO dof_documents (collection, source_id, body)
+SELECT 'ranking', 'ley-' || g, format(E'# Ley número %s\n\nLa ley establece disposiciones generales de la ley federal número %s.', g, g)
+FROM generate_series(1, 60) g;
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('ranking', 'aduana-1', E'# Aduanas\n\nLa ley aduanera regula la entrada de mercancías por la aduana y su arancel.'),
+ ('ranking', 'aduana-2', E'# Comercio exterior\n\nTrámites en la aduana del puerto, conforme a la ley.'),
+ ('ranking', 'aduana-3', E'# Aduana\n\nAduana, aduana y más aduana: una ley corta.');
+-- without statistics every IDF is 1
+SELECT lexemes, idfs FROM dof_bm25_terms(to_tsquery('spanish', 'ley & aduana'));
+ANALYZE dof_chunks;
+SELECT lexemes, idfs[1] > idfs[2] AS rare_weighs_more, round(average_length) > 0 AS has_length
+FROM dof_bm25_terms(to_tsquery('spanish', 'ley & aduana'));
+
+-- 'any' (default): chunks with a selective lexeme ("aduana"), BM25-ranked; the heading
+-- match (weight A) and repeated term put aduana-3 first
+SELECT d.source_id, t.rank FROM dof_text_search('ley aduana', 10, 'ranking') t
+JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id ORDER BY t.rank;
+-- a question in plain words: 'all' finds nothing, 'any' finds the answer
+SELECT count(*) AS all_rows FROM dof_text_search('¿qué dice la ley sobre el arancel de mercancías?', 10, 'ranking', match_terms => 'all');
+SELECT d.source_id, t.rank FROM dof_text_search('¿qué dice la ley sobre el arancel de mercancías?', 10, 'ranking') t
+JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id ORDER BY t.rank;
+-- only common lexemes: 'any' behaves as 'all'
+SELECT count(*) AS rows FROM dof_text_search('ley federal', 100, 'ranking');
+-- operators keep websearch semantics: a negation is honoured
+SELECT count(*) AS rows FROM dof_text_search('aduana -puerto', 10, 'ranking');
+-- ts_rank_cd is still available, over the same matches
+SELECT count(*) AS rows, bool_and(text_score > 0) AS scored FROM dof_text_search('ley aduana', 10, 'ranking', ranking => 'ts_rank_cd');
+
+-- BM25 from the Rust tsvector reader equals BM25 computed in SQL from unnest(tsvector),
+-- on every chunk, for stored (positions and weights) and stripped tsvectors
+WITH q AS (SELECT * FROM dof_bm25_terms(to_tsquery('spanish', 'ley & aduana & arancel & mercancía'))),
+chunk_terms AS (
+  SELECT c.id, c.token_count, c.tsv, u.lexeme,
+         coalesce((SELECT sum(CASE WHEN w = 'A' THEN 2 ELSE 1 END) FROM unnest(u.weights) w), 1) AS tf
+  FROM dof_chunks c, unnest(c.tsv) u WHERE c.collection = 'ranking'),
+by_sql AS (
+  SELECT c.id, sum(t.idf * ct.tf * 2.2 / (ct.tf + 1.2 * (0.25 + 0.75 * c.token_count / q.average_length))) AS score
+  FROM dof_chunks c CROSS JOIN q CROSS JOIN unnest(q.lexemes, q.idfs) t(lexeme, idf)
+  JOIN chunk_terms ct ON ct.id = c.id AND ct.lexeme = t.lexeme
+  WHERE c.collection = 'ranking' GROUP BY c.id)
+SELECT count(*) AS chunks,
+       count(s.id) AS scored,
+       count(*) FILTER (WHERE abs(coalesce(s.score, 0) - dof_bm25_internal(c.tsv, c.token_count, q.lexemes, q.idfs, q.average_length, 1.2, 0.75, 2.0)) > 1e-9) AS mismatches
+FROM dof_chunks c CROSS JOIN q LEFT JOIN by_sql s ON s.id = c.id WHERE c.collection = 'ranking';
+WITH q AS (SELECT * FROM dof_bm25_terms(to_tsquery('spanish', 'ley & aduana')))
+SELECT count(*) FILTER (WHERE abs(dof_bm25_internal(strip(c.tsv), c.token_count, q.lexemes, q.idfs, NULL, 1.2, 0.75, 2.0)
+                                  - (SELECT sum(idf) FROM unnest(q.idfs) idf WHERE c.tsv @@ to_tsquery('spanish', 'ley & aduana'))) > 1e-9
+                             AND c.tsv @@ to_tsquery('spanish', 'ley & aduana')) AS stripped_mismatches
+FROM dof_chunks c CROSS JOIN q WHERE c.collection = 'ranking';
+
+-- bad arguments
+SELECT * FROM dof_text_search('ley', ranking => 'tf-idf');
+SELECT * FROM dof_text_search('ley', match_terms => 'some');
+SELECT * FROM dof_text_search(NULL);
+SELECT * FROM dof_hybrid_search(NULL, collection => 'ranking');
+SELECT dof_embed_query(NULL) IS NULL AS null_in_null_out;
+SELECT dof_bm25_internal(42, 1, '{a}', '{1}', NULL, 1.2, 0.75, 2.0);
+SELECT dof_bm25_internal('a:1'::tsvector, 1, '{a,b}', '{1}', NULL, 1.2, 0.75, 2.0);
+DELETE FROM dof_documents WHERE collection = 'ranking';
+DELETE FROM dof_collections WHERE name = 'ranking';
