@@ -14,7 +14,10 @@ cargo pgrx install --release --pg-config "$PG_CONFIG" >/dev/null
 corpus="${PG_DOF_CORPORA:-$here/../../shared/corpora}/dof-editions/dof_markdown_docling"
 "$PG_DOF_CACHE/venv/bin/python" bench/scripts/embedding.py "$MODEL_DIR/model.onnx" "$MODEL_DIR/tokenizer.json" "$corpus" \
   "$here/cluster.sh" psql
+log "retrieval quality on chunking-evaluation: vector / text (BM25 vs ts_rank_cd) / hybrid, late vs independent"
+bash bench/scripts/retrieval_quality.sh
 log "ingest and search at scale: ingest rates, index sizes, hybrid latency, recall@10 vs exact"
+log "(the first run embeds ~120,000 chunks of the corpora for real: 1-1.5 h on two cores, cached)"
 bash bench/scripts/store_search.sh
 log "ONNX Runtime settings: q4 vs standard-ops model, graph optimisation level, threads (Python ORT)"
 standard="$PG_DOF_CACHE/standard/model.onnx"

@@ -108,17 +108,27 @@ BEGIN ATOMIC
     FROM terms LEFT JOIN stats tsv ON tsv.attname = 'tsv' LEFT JOIN stats len ON len.attname = 'token_count';
 END;
 
+-- match_terms => 'any' of the text leg: the query's selective lexemes (IDF of at least
+-- ln 20, i.e. in at most about 5% of chunks) OR'ed; the query itself when it uses
+-- operators (phrases, negation, or) or has no selective lexeme.
+CREATE FUNCTION dof_any_terms_query(query tsquery, lexemes text[], idfs double precision[]) RETURNS tsquery
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN querytree(query) ~ '[!|<]' THEN query
+                ELSE coalesce((SELECT string_agg('''' || replace(replace(t.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery
+                               FROM unnest(lexemes, idfs) AS t(lexeme, idf) WHERE t.idf >= ln(20)), query) END;
+END;
+
 -- Text leg: chunk ids matching the query in the collection's text search configuration
 -- (spanish by default), ranked by BM25 (k1 1.2, b 0.75, a heading match counts twice;
 -- see dof_bm25_terms) or, with ranking => 'ts_rank_cd', by PostgreSQL's cover density
 -- (no IDF).
 -- match_terms => 'all': websearch syntax as written (every term, "phrases", -not, or).
 -- match_terms => 'any' (default): a chunk matches with any of the query's selective
--- lexemes, those with an IDF of at least ln 20 (in at most about 5% of chunks); common
--- lexemes only add to the score. A question in plain words rarely has all its words in
--- one chunk, so 'all' would find nothing; OR over every word would select (and rank) a
--- large share of the table. With no selective lexeme (or no statistics), or when the
--- query uses operators (quotes, -, or), 'any' behaves as 'all'.
+-- lexemes (dof_any_terms_query); common lexemes only add to the score. A question in
+-- plain words rarely has all its words in one chunk, so 'all' would find nothing; OR over
+-- every word would select (and rank) a large share of the table. With no selective
+-- lexeme (or no statistics yet), or when the query uses operators, 'any' acts as 'all'.
 CREATE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                 filter jsonb DEFAULT NULL, ranking text DEFAULT 'bm25',
                                 match_terms text DEFAULT 'any')
@@ -149,11 +159,8 @@ BEGIN
     IF ranking = 'bm25' OR match_terms = 'any' THEN
         SELECT * INTO lexemes, idfs, average_length FROM dof_bm25_terms(query_terms);
     END IF;
-    IF match_terms = 'any' AND querytree(query_terms) !~ '[!|<]' THEN
-        SELECT coalesce(string_agg('''' || replace(replace(t.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery,
-                        query_terms)
-        INTO match_query
-        FROM unnest(lexemes, idfs) AS t(lexeme, idf) WHERE t.idf >= ln(20);
+    IF match_terms = 'any' THEN
+        match_query := dof_any_terms_query(query_terms, lexemes, idfs);
     END IF;
     RETURN QUERY
     SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
@@ -212,6 +219,7 @@ COMMENT ON FUNCTION dof_bm25_terms(tsquery) IS 'BM25 inputs for a query: its lex
 COMMENT ON FUNCTION dof_bm25_idfs_internal(text[], anyarray, real[], double precision) IS 'Internal: IDFs of lexemes from pg_stats; used by dof_bm25_terms';
 COMMENT ON FUNCTION dof_stats_mean(double precision[], real[], double precision[]) IS 'Internal: a column''s mean estimated from its pg_stats row';
 COMMENT ON FUNCTION dof_bm25_internal(anyelement, double precision, text[], double precision[], double precision, double precision, double precision, double precision) IS 'Internal: BM25 of one tsvector; used by dof_text_search';
+COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[]) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= ln 20) OR''ed, or the query itself when it has operators or none';
 COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS 'Text leg alone: the k best chunks matching the query (match_terms: any selective lexeme, or all terms in websearch syntax) in the collection''s text search configuration, ranked by BM25 (default) or ts_rank_cd';
 COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector, text, text) IS
     'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';

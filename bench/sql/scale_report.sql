@@ -24,6 +24,8 @@ SELECT format('| vector leg recall@10 vs exact (mean; share of queries at 1.0) |
 FROM bench_timings WHERE metric LIKE '%recall%';
 SELECT '';
 SELECT '| ratio (same run, medians) | value |' UNION ALL SELECT '|---|---|';
-SELECT format('| exact search / HNSW vector leg | %s× |',
-              round((SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY value) FROM bench_timings WHERE metric LIKE 'exact%')::numeric
-                    / nullif((SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY value) FROM bench_timings WHERE metric LIKE 'vector leg (%'), 0)::numeric, 1));
+CREATE FUNCTION pg_temp.p50(pattern text) RETURNS numeric LANGUAGE sql
+  RETURN (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY value) FROM bench_timings WHERE metric LIKE pattern)::numeric;
+SELECT format('| exact search / HNSW vector leg | %s× |', round(pg_temp.p50('exact%') / nullif(pg_temp.p50('vector leg (%'), 0), 1));
+SELECT format('| text leg: ts_rank_cd all terms / BM25 all terms | %s× |', round(pg_temp.p50('text leg, ts_rank_cd all%') / nullif(pg_temp.p50('text leg, bm25 all%'), 0), 2));
+SELECT format('| text leg: BM25 any selective term / BM25 all terms | %s× |', round(pg_temp.p50('text leg, bm25 any%') / nullif(pg_temp.p50('text leg, bm25 all%'), 0), 2));

@@ -22,7 +22,7 @@ UPDATE bench_queries SET embedding = dof_embed_query(text);
 CREATE TABLE bench_timings (n integer, metric text, value double precision);
 DO $$
 DECLARE
-  query record; t0 timestamptz; approx bigint[]; exact bigint[];
+  query record; t0 timestamptz; approx bigint[]; exact bigint[]; variant text;
 BEGIN
   FOR query IN SELECT * FROM bench_queries ORDER BY n LOOP
     PERFORM * FROM dof_hybrid_search(query.text, 10, 'scale', query_embedding => query.embedding);
@@ -37,13 +37,20 @@ BEGIN
     t0 := clock_timestamp();
     PERFORM * FROM dof_vector_search(query.text, 50, 'scale', query_embedding => query.embedding);
     INSERT INTO bench_timings VALUES (query.n, 'vector leg (HNSW, 50 candidates)', extract(epoch FROM clock_timestamp() - t0) * 1000);
-    PERFORM * FROM dof_text_search(query.text, 50, 'scale');
-    t0 := clock_timestamp();
-    PERFORM * FROM dof_text_search(query.text, 50, 'scale');
-    INSERT INTO bench_timings VALUES (query.n, 'text leg (50 candidates)', extract(epoch FROM clock_timestamp() - t0) * 1000);
+    FOREACH variant IN ARRAY ARRAY['bm25/any', 'bm25/all', 'ts_rank_cd/all'] LOOP
+      PERFORM * FROM dof_text_search(query.text, 50, 'scale', ranking => split_part(variant, '/', 1), match_terms => split_part(variant, '/', 2));
+      t0 := clock_timestamp();
+      PERFORM * FROM dof_text_search(query.text, 50, 'scale', ranking => split_part(variant, '/', 1), match_terms => split_part(variant, '/', 2));
+      INSERT INTO bench_timings VALUES (query.n, 'text leg, ' || replace(variant, '/', ' ') || ' (50 candidates)', extract(epoch FROM clock_timestamp() - t0) * 1000);
+    END LOOP;
     INSERT INTO bench_timings
-    SELECT query.n, 'text matches per query', count(*) FROM dof_chunks c
+    SELECT query.n, 'text matches per query, all terms', count(*) FROM dof_chunks c
     WHERE c.collection = 'scale' AND c.tsv @@ websearch_to_tsquery('spanish', query.text);
+    INSERT INTO bench_timings
+    SELECT query.n, 'text matches per query, any selective term', count(*) FROM dof_chunks c
+    WHERE c.collection = 'scale'
+      AND c.tsv @@ (SELECT dof_any_terms_query(websearch_to_tsquery('spanish', query.text), b.lexemes, b.idfs)
+                    FROM dof_bm25_terms(websearch_to_tsquery('spanish', query.text)) b);
 
     SELECT array_agg(chunk_id) INTO approx FROM dof_vector_search(query.text, 10, 'scale', query_embedding => query.embedding);
     PERFORM set_config('enable_indexscan', 'off', true);

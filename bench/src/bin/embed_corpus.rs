@@ -14,7 +14,7 @@
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -107,6 +107,10 @@ fn main() {
             chunk_file.flush().expect("write");
             let sizes = (doc_file.get_ref().metadata().expect("size").len(), chunk_file.get_ref().metadata().expect("size").len());
             writeln!(progress, "{source}\t{}\t{}", sizes.0, sizes.1).expect("write progress");
+        }
+        if !std::io::stderr().is_terminal() {
+            // indicatif draws nothing without a terminal: a line per group instead
+            eprintln!("{}/{} tokens, {:.0} tokens/s", bar.position(), bar.length().unwrap_or(0), bar.per_sec());
         }
     }
     bar.finish();
