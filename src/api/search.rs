@@ -33,6 +33,7 @@ fn dof_bm25_idfs_internal(lexemes: Vec<String>, common: Option<AnyArray>, fracti
 /// sql/search.sql, which supplies the statistics). `tsv` is `anyelement` because pgrx has
 /// no tsvector type; any other type is refused.
 #[pg_extern(immutable, parallel_safe)]
+#[allow(clippy::too_many_arguments)]
 fn dof_bm25_internal(
     tsv: AnyElement,
     length: f64,
