@@ -80,16 +80,17 @@ BEGIN ATOMIC
 END;
 
 -- BM25's inputs for a query, from the planner's statistics on dof_chunks.tsv (pg_stats,
--- kept current by autovacuum's ANALYZE, so nothing extra is maintained on insert): a
--- lexeme's document frequency is its most_common_elems frequency, or half the least
--- listed frequency when it is not listed (PostgreSQL's own tsvector selectivity guess);
--- a chunk's length is its token_count, whose mean comes from that column's most common
--- values and histogram. IDF is Lucene's ln(1 + (N - n + 0.5) / (n + 0.5)). The statistics
--- cover the whole table, not one collection. Without them (never analyzed, or hidden from a caller under row-level
--- security, as pg_stats does) every IDF is 1 and length is not normalised.
+-- kept current by autovacuum's ANALYZE, so nothing extra is maintained on insert): the
+-- chunks holding a lexeme are its most_common_elems fraction of the table, or half the
+-- least listed fraction when it is not listed (PostgreSQL's own tsvector selectivity
+-- guess); IDF is Lucene's ln(1 + (N - n + 0.5) / (n + 0.5)); a chunk's length is its
+-- token_count, whose mean comes from that column's statistics. The statistics cover the
+-- whole table, not one collection. Without them (never analyzed, or hidden from a caller
+-- under row-level security, as pg_stats does) every IDF is 1, the chunk estimates are
+-- NULL and length is not normalised.
 -- Lexemes are those of querytree(query): the ones a match needs (negated terms are not).
 CREATE FUNCTION dof_bm25_terms(query tsquery)
-    RETURNS TABLE (lexemes text[], idfs double precision[], average_length double precision)
+    RETURNS TABLE (lexemes text[], idfs double precision[], chunks double precision[], average_length double precision)
     LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     WITH terms AS (
@@ -99,24 +100,38 @@ BEGIN ATOMIC
         SELECT s.attname, s.most_common_elems, s.most_common_elem_freqs, s.most_common_vals, s.most_common_freqs, s.histogram_bounds
         FROM pg_stats s
         WHERE s.schemaname = '@extschema@' AND s.tablename = 'dof_chunks' AND s.attname IN ('tsv', 'token_count')
+    ), estimates AS (
+        SELECT terms.lexemes,
+               dof_lexeme_fractions_internal(terms.lexemes, tsv.most_common_elems, tsv.most_common_elem_freqs) AS fractions,
+               (SELECT greatest(c.reltuples, 1) FROM pg_class c WHERE c.oid = '@extschema@.dof_chunks'::regclass) AS total,
+               dof_stats_mean(len.most_common_vals::text::double precision[], len.most_common_freqs,
+                              len.histogram_bounds::text::double precision[]) AS average_length
+        FROM terms LEFT JOIN stats tsv ON tsv.attname = 'tsv' LEFT JOIN stats len ON len.attname = 'token_count'
     )
-    SELECT terms.lexemes,
-           dof_bm25_idfs_internal(terms.lexemes, tsv.most_common_elems, tsv.most_common_elem_freqs,
-                                  (SELECT greatest(c.reltuples, 1) FROM pg_class c WHERE c.oid = '@extschema@.dof_chunks'::regclass)),
-           dof_stats_mean(len.most_common_vals::text::double precision[], len.most_common_freqs,
-                          len.histogram_bounds::text::double precision[])
-    FROM terms LEFT JOIN stats tsv ON tsv.attname = 'tsv' LEFT JOIN stats len ON len.attname = 'token_count';
+    SELECT e.lexemes,
+           CASE WHEN e.fractions IS NULL THEN array_fill(1.0::double precision, ARRAY[cardinality(e.lexemes)])
+                ELSE ARRAY(SELECT ln(1 + (e.total - f * e.total + 0.5) / (f * e.total + 0.5)) FROM unnest(e.fractions) WITH ORDINALITY AS u(f, i) ORDER BY i) END,
+           ARRAY(SELECT f * e.total FROM unnest(e.fractions) WITH ORDINALITY AS u(f, i) ORDER BY i),
+           e.average_length
+    FROM estimates e;
 END;
 
 -- match_terms => 'any' of the text leg: the query's selective lexemes (IDF of at least
--- ln 20, i.e. in at most about 5% of chunks) OR'ed; the query itself when it uses
--- operators (phrases, negation, or) or has no selective lexeme.
-CREATE FUNCTION dof_any_terms_query(query tsquery, lexemes text[], idfs double precision[]) RETURNS tsquery
+-- ln 20: in at most about 5% of chunks) OR'ed, rarest first, while the chunks they are
+-- estimated to match stay within `budget` (the rarest is always kept): every match is
+-- scored, so this bounds the text leg's work at any table size. The query itself when it
+-- uses operators (phrases, negation, or) or has no selective lexeme.
+CREATE FUNCTION dof_any_terms_query(query tsquery, lexemes text[], idfs double precision[], chunks double precision[],
+                                    budget double precision DEFAULT 2000) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT CASE WHEN querytree(query) ~ '[!|<]' THEN query
-                ELSE coalesce((SELECT string_agg('''' || replace(replace(t.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery
-                               FROM unnest(lexemes, idfs) AS t(lexeme, idf) WHERE t.idf >= ln(20)), query) END;
+    SELECT CASE WHEN query::text ~ '[!|<]' THEN query  -- querytree() would drop a negation
+                ELSE coalesce((SELECT string_agg('''' || replace(replace(s.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery
+                               FROM (SELECT t.lexeme, row_number() OVER w AS rarity, sum(t.chunks) OVER w AS running
+                                     FROM unnest(lexemes, idfs, chunks) AS t(lexeme, idf, chunks)
+                                     WHERE t.idf >= ln(20)
+                                     WINDOW w AS (ORDER BY t.idf DESC, t.lexeme)) s
+                               WHERE s.rarity = 1 OR s.running <= budget), query) END;
 END;
 
 -- Text leg: chunk ids matching the query in the collection's text search configuration
@@ -140,6 +155,7 @@ DECLARE
     match_query tsquery := query_terms;
     lexemes text[];
     idfs double precision[];
+    chunks double precision[];
     average_length double precision;
 BEGIN
     IF query IS NULL THEN
@@ -157,10 +173,10 @@ BEGIN
             HINT = 'use ''any'' or ''all''';
     END IF;
     IF ranking = 'bm25' OR match_terms = 'any' THEN
-        SELECT * INTO lexemes, idfs, average_length FROM dof_bm25_terms(query_terms);
+        SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms);
     END IF;
     IF match_terms = 'any' THEN
-        match_query := dof_any_terms_query(query_terms, lexemes, idfs);
+        match_query := dof_any_terms_query(query_terms, lexemes, idfs, chunks);
     END IF;
     RETURN QUERY
     SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
@@ -215,11 +231,11 @@ $$;
 COMMENT ON FUNCTION dof_rrf(bigint[], bigint[], integer) IS 'Reciprocal Rank Fusion of two ranked id lists, with each list''s rank (NULL when absent); ties break on id';
 COMMENT ON FUNCTION dof_collection(text) IS 'The dof_collections row of a collection; NULL means ''default''';
 COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks by cosine distance (HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query';
-COMMENT ON FUNCTION dof_bm25_terms(tsquery) IS 'BM25 inputs for a query: its lexemes, their IDFs and the mean chunk length in tokens, from the planner''s statistics on dof_chunks.tsv';
-COMMENT ON FUNCTION dof_bm25_idfs_internal(text[], anyarray, real[], double precision) IS 'Internal: IDFs of lexemes from pg_stats; used by dof_bm25_terms';
+COMMENT ON FUNCTION dof_bm25_terms(tsquery) IS 'BM25 inputs for a query: its lexemes, their IDFs, the chunks estimated to hold each, and the mean chunk length in tokens, from the planner''s statistics on dof_chunks.tsv';
+COMMENT ON FUNCTION dof_lexeme_fractions_internal(text[], anyarray, real[]) IS 'Internal: the fraction of chunks holding each lexeme, from pg_stats; used by dof_bm25_terms';
 COMMENT ON FUNCTION dof_stats_mean(double precision[], real[], double precision[]) IS 'Internal: a column''s mean estimated from its pg_stats row';
 COMMENT ON FUNCTION dof_bm25_internal(anyelement, double precision, text[], double precision[], double precision, double precision, double precision, double precision) IS 'Internal: BM25 of one tsvector; used by dof_text_search';
-COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[]) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= ln 20) OR''ed, or the query itself when it has operators or none';
+COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= ln 20) OR''ed, rarest first within an estimated budget of matching chunks; the query itself when it has operators or none';
 COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS 'Text leg alone: the k best chunks matching the query (match_terms: any selective lexeme, or all terms in websearch syntax) in the collection''s text search configuration, ranked by BM25 (default) or ts_rank_cd';
 COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector, text, text) IS
     'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';

@@ -49,7 +49,7 @@ BEGIN
     INSERT INTO bench_timings
     SELECT query.n, 'text matches per query, any selective term', count(*) FROM dof_chunks c
     WHERE c.collection = 'scale'
-      AND c.tsv @@ (SELECT dof_any_terms_query(websearch_to_tsquery('spanish', query.text), b.lexemes, b.idfs)
+      AND c.tsv @@ (SELECT dof_any_terms_query(websearch_to_tsquery('spanish', query.text), b.lexemes, b.idfs, b.chunks)
                     FROM dof_bm25_terms(websearch_to_tsquery('spanish', query.text)) b);
 
     SELECT array_agg(chunk_id) INTO approx FROM dof_vector_search(query.text, 10, 'scale', query_embedding => query.embedding);

@@ -7,11 +7,11 @@ use pgrx::{AnyArray, AnyElement, FromDatum};
 
 use super::errors::raise_invalid_parameter;
 
-/// IDFs of the query's lexemes from the planner's statistics on `dof_chunks.tsv`
-/// (`pg_stats.most_common_elems`, an anyarray of text, and its fractions); every IDF is 1
-/// when there are none (never analyzed, or hidden from the caller).
+/// The fraction of chunks holding each lexeme, from the planner's statistics on
+/// `dof_chunks.tsv` (`pg_stats.most_common_elems`, an anyarray of text, and its
+/// fractions); NULL when there are none (never analyzed, or hidden from the caller).
 #[pg_extern(immutable, parallel_safe)]
-fn dof_bm25_idfs_internal(lexemes: Vec<String>, common: Option<AnyArray>, fractions: Option<Vec<f32>>, total: f64) -> Vec<f64> {
+fn dof_lexeme_fractions_internal(lexemes: Vec<String>, common: Option<AnyArray>, fractions: Option<Vec<f32>>) -> Option<Vec<f64>> {
     // The argument's declared type is anyarray (pg_stats' column type), so the element
     // type is read from the array header itself.
     // SAFETY: an anyarray datum is an ArrayType varlena; detoasting gives its header, and
@@ -21,12 +21,9 @@ fn dof_bm25_idfs_internal(lexemes: Vec<String>, common: Option<AnyArray>, fracti
         ((*array).elemtype == pg_sys::TEXTOID)
             .then(|| Vec::<String>::from_polymorphic_datum(pg_sys::Datum::from(array), false, pg_sys::TEXTARRAYOID))
             .flatten()
-    });
+    })?;
     let lexemes: Vec<&str> = lexemes.iter().map(String::as_str).collect();
-    match (common, fractions) {
-        (Some(common), Some(fractions)) => LexemeStats { common: &common, fractions: &fractions, total }.idfs(&lexemes),
-        _ => vec![1.0; lexemes.len()],
-    }
+    Some(LexemeStats { common: &common, fractions: &fractions? }.fractions(&lexemes))
 }
 
 /// BM25 of one stored tsvector (of a chunk `length` tokens long) for the query's lexemes and their IDFs (see `dof_bm25` in

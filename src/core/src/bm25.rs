@@ -2,9 +2,9 @@
 //!
 //! PostgreSQL's `ts_rank` / `ts_rank_cd` have no inverse document frequency: a common
 //! word and a rare one weigh the same. BM25 (Robertson & Zaragoza; Lucene's form of the
-//! IDF) does, and saturates term frequency. The IDFs come from the planner's statistics
-//! on `dof_chunks.tsv` (see [`LexemeStats`]), so nothing extra is maintained on insert;
-//! this module scores one
+//! IDF) does, and saturates term frequency. Document frequencies come from the planner's
+//! statistics on `dof_chunks.tsv` (see [`LexemeStats`]; the IDF is computed in
+//! `dof_bm25_terms`), so nothing extra is maintained on insert; this module scores one
 //! stored `tsvector` against the query's lexemes, reading its on-disk layout directly so
 //! the per-row cost stays at a scan of its entries.
 //!
@@ -28,39 +28,25 @@ impl Default for Bm25Params {
     }
 }
 
-/// Lucene's BM25 IDF of a term found in `fraction` of `total` documents:
-/// ln(1 + (N − n + 0.5) / (n + 0.5)), never negative.
-pub fn idf(fraction: f64, total: f64) -> f64 {
-    let total = total.max(1.0);
-    let n = fraction.clamp(0.0, 1.0) * total;
-    (1.0 + (total - n + 0.5) / (n + 0.5)).ln()
-}
-
-/// The planner's statistics on a tsvector column (`pg_stats.most_common_elems` and
-/// `most_common_elem_freqs`, which holds one fraction per element and then the least and
-/// greatest of them and the null fraction) and the table's row count.
+/// The planner's statistics on a tsvector column: `pg_stats.most_common_elems` and
+/// `most_common_elem_freqs`, which holds one fraction of rows per element and then the
+/// least and greatest of them and the null fraction.
 pub struct LexemeStats<'a> {
     pub common: &'a [String],
     pub fractions: &'a [f32],
-    pub total: f64,
 }
 
 impl LexemeStats<'_> {
-    /// IDF of each lexeme. A lexeme missing from the list is rarer than all listed ones:
-    /// it gets half the least listed fraction, as PostgreSQL's own selectivity estimate
-    /// for tsvector matches does.
-    pub fn idfs(&self, lexemes: &[&str]) -> Vec<f64> {
+    /// The fraction of rows holding each lexeme. A lexeme missing from the list is rarer
+    /// than all listed ones: it gets half the least listed fraction, as PostgreSQL's own
+    /// selectivity estimate for tsvector matches does.
+    pub fn fractions(&self, lexemes: &[&str]) -> Vec<f64> {
         let least = self.fractions.get(self.common.len()).copied().unwrap_or(0.0);
         lexemes
             .iter()
             .map(|lexeme| {
-                let fraction = self
-                    .common
-                    .iter()
-                    .position(|c| c == lexeme)
-                    .and_then(|i| self.fractions.get(i).copied())
-                    .unwrap_or(least / 2.0);
-                idf(f64::from(fraction), self.total)
+                let fraction = self.common.iter().position(|c| c == lexeme).and_then(|i| self.fractions.get(i).copied());
+                f64::from(fraction.unwrap_or(least / 2.0))
             })
             .collect()
     }
@@ -219,13 +205,11 @@ mod tests {
     }
 
     #[test]
-    fn rare_and_unlisted_lexemes_weigh_more() {
+    fn listed_fractions_and_half_the_least_for_unlisted_lexemes() {
         let common = vec!["ley".to_string(), "articul".to_string()];
-        let stats = LexemeStats { common: &common, fractions: &[0.4, 0.1, 0.1, 0.4, 0.0], total: 100_000.0 };
-        let idfs = stats.idfs(&["ley", "articul", "aduan"]);
-        assert!(idfs[0] < idfs[1] && idfs[1] < idfs[2], "{idfs:?}");
-        assert!((idfs[2] - idf(f64::from(0.1f32 / 2.0), 100_000.0)).abs() < 1e-12, "unlisted: half the least fraction");
-        assert!(idf(1.0, 100_000.0) >= 0.0);
+        let stats = LexemeStats { common: &common, fractions: &[0.4, 0.1, 0.1, 0.4, 0.0] };
+        let fractions = stats.fractions(&["ley", "articul", "aduan"]);
+        assert_eq!(fractions, vec![f64::from(0.4f32), f64::from(0.1f32), f64::from(0.1f32 / 2.0)]);
     }
 
     #[test]

@@ -14,8 +14,15 @@ INSERT INTO dof_documents (collection, source_id, body) VALUES
 -- without statistics every IDF is 1
 SELECT lexemes, idfs FROM dof_bm25_terms(to_tsquery('spanish', 'ley & aduana'));
 ANALYZE dof_chunks;
-SELECT lexemes, idfs[1] > idfs[2] AS rare_weighs_more, round(average_length) > 0 AS has_length
+SELECT lexemes, idfs[1] > idfs[2] AS rare_weighs_more, chunks[1] < chunks[2] AS rare_in_fewer_chunks,
+       round(average_length) > 0 AS has_length
 FROM dof_bm25_terms(to_tsquery('spanish', 'ley & aduana'));
+-- 'any' keeps the rarest lexemes within the budget of estimated matches (the rarest always)
+SELECT dof_any_terms_query('a & b & c & d', '{a,b,c,d}', '{5,4,3.5,1}', '{10,100,1000,90000}', 150) AS within_150,
+       dof_any_terms_query('a & b & c & d', '{a,b,c,d}', '{5,4,3.5,1}', '{10,100,1000,90000}', 1) AS within_1,
+       dof_any_terms_query('a & b & c & d', '{a,b,c,d}', '{5,4,3.5,1}', '{10,100,1000,90000}') AS within_default,
+       dof_any_terms_query('a & !b', '{a}', '{5}', '{10}') AS with_operators,
+       dof_any_terms_query('a & b', '{a,b}', '{1,1}', NULL) AS no_statistics;
 
 -- 'any' (default): chunks with a selective lexeme ("aduana"), BM25-ranked; the heading
 -- match (weight A) and repeated term put aduana-3 first
