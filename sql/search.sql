@@ -111,7 +111,7 @@ BEGIN ATOMIC
     SELECT e.lexemes,
            CASE WHEN e.fractions IS NULL THEN array_fill(1.0::double precision, ARRAY[cardinality(e.lexemes)])
                 ELSE ARRAY(SELECT ln(1 + (e.total - f * e.total + 0.5) / (f * e.total + 0.5)) FROM unnest(e.fractions) WITH ORDINALITY AS u(f, i) ORDER BY i) END,
-           ARRAY(SELECT f * e.total FROM unnest(e.fractions) WITH ORDINALITY AS u(f, i) ORDER BY i),
+           CASE WHEN e.fractions IS NOT NULL THEN ARRAY(SELECT f * e.total FROM unnest(e.fractions) WITH ORDINALITY AS u(f, i) ORDER BY i) END,
            e.average_length
     FROM estimates e;
 END;

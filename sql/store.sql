@@ -197,6 +197,9 @@ BEGIN
         SELECT count(*) INTO remaining FROM @extschema@.dof_queue WHERE status = 'queued';
         RAISE NOTICE 'dof_process_queue: batch %, % done, % failed, % queued', batches, done, failed, remaining;
     END LOOP;
+    IF done > 0 THEN
+        ANALYZE @extschema@.dof_chunks;  -- the text leg's BM25 reads IDFs from these statistics
+    END IF;
 END
 $$;
 

@@ -11,9 +11,13 @@ INSERT INTO dof_documents (collection, source_id, body) VALUES
  ('ranking', 'aduana-1', E'# Aduanas\n\nLa ley aduanera regula la entrada de mercancías por la aduana y su arancel.'),
  ('ranking', 'aduana-2', E'# Comercio exterior\n\nTrámites en la aduana del puerto, conforme a la ley.'),
  ('ranking', 'aduana-3', E'# Aduana\n\nAduana, aduana y más aduana: una ley corta.');
--- without statistics every IDF is 1
-SELECT lexemes, idfs FROM dof_bm25_terms(to_tsquery('spanish', 'ley & aduana'));
 ANALYZE dof_chunks;
+-- a caller who may not see the statistics (pg_stats hides them) gets every IDF 1
+CREATE ROLE regress_dof_no_stats;
+SET ROLE regress_dof_no_stats;
+SELECT lexemes, idfs, chunks FROM dof_bm25_terms(to_tsquery('spanish', 'ley & aduana'));
+RESET ROLE;
+DROP ROLE regress_dof_no_stats;
 SELECT lexemes, idfs[1] > idfs[2] AS rare_weighs_more, chunks[1] < chunks[2] AS rare_in_fewer_chunks,
        round(average_length) > 0 AS has_length
 FROM dof_bm25_terms(to_tsquery('spanish', 'ley & aduana'));
