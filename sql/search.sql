@@ -38,13 +38,14 @@ END
 $$;
 
 -- Vector leg: chunk ids by cosine distance. hnsw.iterative_scan lets a filtered scan keep
--- going until it has k rows, so filtering does not starve the result; ef_search 100 covers
--- the default candidate pool (50) in one pass.
+-- going until it has k rows, so filtering does not starve the result; ef_search 200: at
+-- 100 recall@10 against exact search was about 0.87-0.93 on the corpora's real vectors,
+-- at 200 about 0.93-0.97, for under a millisecond more.
 CREATE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                   filter jsonb DEFAULT NULL, query_embedding vector DEFAULT NULL)
     RETURNS TABLE (chunk_id bigint, distance double precision, rank integer)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT SET hnsw.iterative_scan = 'relaxed_order'
-    SET hnsw.ef_search = 100 AS $$
+    SET hnsw.ef_search = 200 AS $$
 DECLARE
     settings dof_collections := dof_collection(collection);
     query_vector vector := coalesce(query_embedding, dof_embed_query(query, settings.model));

@@ -15,6 +15,8 @@ INSERT INTO dof_collections (name, deferred, late_chunking, max_tokens) VALUES (
 INSERT INTO dof_documents (collection, source_id, body, metadata)
 SELECT 'scale', source_id, body, jsonb_build_object('corpus', split_part(source_id, '/', 1)) FROM stage_documents;
 DELETE FROM dof_queue q USING dof_documents d WHERE d.id = q.document_id AND d.collection = 'scale';
+-- the product's HNSW definition, rebuilt once after the load (timed)
+SELECT pg_get_indexdef('dof_chunks_embedding_idx'::regclass) AS hnsw_definition \gset
 DROP INDEX dof_chunks_embedding_idx;
 INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
                         char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv, model, chunker_version, sizer)
@@ -26,7 +28,7 @@ FROM stage_chunks s JOIN dof_documents d ON d.collection = 'scale' AND d.source_
 DROP TABLE stage_documents, stage_chunks;
 \set hnsw_start `date +%s.%N`
 SET maintenance_work_mem = '2GB';
-CREATE INDEX dof_chunks_embedding_idx ON dof_chunks USING hnsw (embedding vector_cosine_ops);
+:hnsw_definition;
 \set hnsw_end `date +%s.%N`
 VACUUM ANALYZE dof_chunks;
 VACUUM ANALYZE dof_documents;

@@ -6,7 +6,8 @@ SELECT '| corpus at scale | value |' UNION ALL SELECT '|---|---|';
 SELECT format('| documents / distinct chunks / tokens | %s / %s / %s |',
               (SELECT count(*) FROM dof_documents WHERE collection = 'scale'), count(*), sum(token_count))
 FROM dof_chunks WHERE collection = 'scale';
-SELECT format('| HNSW build, m 16, ef_construction 64 (s) | %s |', round(value::numeric, 1)) FROM bench_facts WHERE fact = 'hnsw_build_s';
+SELECT format('| HNSW build, %s (s) | %s |', (SELECT array_to_string(reloptions, ', ') FROM pg_class WHERE relname = 'dof_chunks_embedding_idx'),
+              round(value::numeric, 1)) FROM bench_facts WHERE fact = 'hnsw_build_s';
 SELECT format('| HNSW index / GIN tsvector index / table with TOAST (MB) | %s / %s / %s |',
               round(pg_relation_size('dof_chunks_embedding_idx') / 1e6, 1), round(pg_relation_size('dof_chunks_tsv_idx') / 1e6, 1),
               round(pg_table_size('dof_chunks') / 1e6, 1));
@@ -19,9 +20,9 @@ SELECT format('| %s | %s | %s | %s |', metric,
               round(max(value)::numeric, 2))
 FROM bench_timings WHERE metric NOT LIKE '%recall%'
 GROUP BY metric ORDER BY min(CASE WHEN metric LIKE 'hybrid%' THEN 0 ELSE 1 END), metric;
-SELECT format('| vector leg recall@10 vs exact (mean; share of queries at 1.0) | %s | %s of queries | |',
+SELECT format('| %s (mean; share of queries at 1.0) | %s | %s of queries | |', metric,
               round(avg(value)::numeric, 3), round(avg((value = 1)::int)::numeric * 100) || '%')
-FROM bench_timings WHERE metric LIKE '%recall%';
+FROM bench_timings WHERE metric LIKE '%recall%' GROUP BY metric ORDER BY metric DESC;
 SELECT '';
 SELECT '| ratio (same run, medians) | value |' UNION ALL SELECT '|---|---|';
 CREATE FUNCTION pg_temp.p50(pattern text) RETURNS numeric LANGUAGE sql

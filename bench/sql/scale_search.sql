@@ -23,6 +23,7 @@ CREATE TABLE bench_timings (n integer, metric text, value double precision);
 DO $$
 DECLARE
   query record; t0 timestamptz; approx bigint[]; exact bigint[]; variant text;
+  approx_distances double precision[]; exact_tenth double precision;
 BEGIN
   FOR query IN SELECT * FROM bench_queries ORDER BY n LOOP
     PERFORM * FROM dof_hybrid_search(query.text, 10, 'scale', query_embedding => query.embedding);
@@ -52,15 +53,21 @@ BEGIN
       AND c.tsv @@ (SELECT dof_any_terms_query(websearch_to_tsquery('spanish', query.text), b.lexemes, b.idfs, b.chunks)
                     FROM dof_bm25_terms(websearch_to_tsquery('spanish', query.text)) b);
 
-    SELECT array_agg(chunk_id) INTO approx FROM dof_vector_search(query.text, 10, 'scale', query_embedding => query.embedding);
+    SELECT array_agg(chunk_id), array_agg(distance) INTO approx, approx_distances
+    FROM dof_vector_search(query.text, 10, 'scale', query_embedding => query.embedding);
     PERFORM set_config('enable_indexscan', 'off', true);
     t0 := clock_timestamp();
-    SELECT array_agg(id) INTO exact FROM (SELECT id FROM dof_chunks WHERE collection = 'scale'
-                                          ORDER BY embedding <=> query.embedding LIMIT 10) e;
+    SELECT array_agg(id), max(distance) INTO exact, exact_tenth
+    FROM (SELECT id, embedding <=> query.embedding AS distance FROM dof_chunks WHERE collection = 'scale'
+          ORDER BY embedding <=> query.embedding LIMIT 10) e;
     INSERT INTO bench_timings VALUES (query.n, 'exact vector search (sequential scan)', extract(epoch FROM clock_timestamp() - t0) * 1000);
     PERFORM set_config('enable_indexscan', 'on', true);
-    INSERT INTO bench_timings VALUES (query.n, 'vector leg recall@10 vs exact',
+    INSERT INTO bench_timings VALUES (query.n, 'vector leg recall@10 vs exact (same ids)',
       (SELECT count(*) FROM unnest(approx) a WHERE a = ANY (exact))::double precision / 10);
+    -- the corpora hold each DOF edition once per converter, so near-identical chunks tie:
+    -- a result as close as the exact 10th is as good as any
+    INSERT INTO bench_timings VALUES (query.n, 'vector leg recall@10 vs exact (within the 10th distance)',
+      (SELECT count(*) FROM unnest(approx_distances) d WHERE d <= exact_tenth + 1e-6)::double precision / 10);
   END LOOP;
 END
 $$;
