@@ -55,7 +55,8 @@ CREATE TABLE dof_chunks (
 );
 -- ef_construction 128 rather than pgvector's 64: e5 embeddings crowd into a narrow cone
 -- (cosine similarities mostly 0.7-0.9) and the corpora hold near-duplicates, so a denser
--- graph was worth its doubled build time in recall (bench/sql/scale_search.sql).
+-- graph was worth its doubled build time in recall (bench/sql/scale_search.sql; m 32 was
+-- slower for the same recall).
 CREATE INDEX dof_chunks_embedding_idx ON dof_chunks USING hnsw (embedding vector_cosine_ops)
     WITH (m = 16, ef_construction = 128);
 CREATE INDEX dof_chunks_tsv_idx ON dof_chunks USING gin (tsv);

@@ -21,7 +21,7 @@ DROP ROLE regress_dof_no_stats;
 SELECT lexemes, idfs[1] > idfs[2] AS rare_weighs_more, chunks[1] < chunks[2] AS rare_in_fewer_chunks,
        round(average_length) > 0 AS has_length
 FROM dof_bm25_terms(to_tsquery('spanish', 'ley & aduana'));
--- 'any' keeps the rarest lexemes within the budget of estimated matches (the rarest always)
+-- 'any' keeps the rarest lexemes within the budget of estimated matches; none fits: the query
 SELECT dof_any_terms_query('a & b & c & d', '{a,b,c,d}', '{5,4,3.5,1}', '{10,100,1000,90000}', 150) AS within_150,
        dof_any_terms_query('a & b & c & d', '{a,b,c,d}', '{5,4,3.5,1}', '{10,100,1000,90000}', 1) AS within_1,
        dof_any_terms_query('a & b & c & d', '{a,b,c,d}', '{5,4,3.5,1}', '{10,100,1000,90000}') AS within_default,
