@@ -26,9 +26,9 @@ fn dof_lexeme_fractions_internal(lexemes: Vec<String>, common: Option<AnyArray>,
     Some(LexemeStats { common: &common, fractions: &fractions? }.fractions(&lexemes))
 }
 
-/// BM25 of one stored tsvector (of a chunk `length` tokens long) for the query's lexemes and their IDFs (see `dof_bm25` in
-/// sql/search.sql, which supplies the statistics). `tsv` is `anyelement` because pgrx has
-/// no tsvector type; any other type is refused.
+/// BM25 of one stored tsvector (of a chunk `length` tokens long) for the query's lexemes
+/// and their IDFs (`dof_text_search` calls it with what `dof_bm25_terms` returns). `tsv` is
+/// `anyelement` because pgrx has no tsvector type; any other type is refused.
 #[pg_extern(immutable, parallel_safe)]
 #[allow(clippy::too_many_arguments)]
 fn dof_bm25_internal(
@@ -42,10 +42,10 @@ fn dof_bm25_internal(
     heading_weight: f64,
 ) -> f64 {
     if tsv.oid() != pg_sys::TSVECTOROID {
-        raise_invalid_parameter("dof_bm25 scores a tsvector");
+        raise_invalid_parameter("dof_bm25_internal scores a tsvector");
     }
     if lexemes.len() != idfs.len() {
-        raise_invalid_parameter("dof_bm25 needs one IDF per lexeme");
+        raise_invalid_parameter("dof_bm25_internal needs one IDF per lexeme");
     }
     // SAFETY: the datum is a tsvector (checked above), a varlena; detoasting returns it
     // or a palloc'd copy in the current memory context, alive for this call.

@@ -6,7 +6,7 @@
 //! statistics on `dof_chunks.tsv` (see [`LexemeStats`]; the IDF is computed in
 //! `dof_bm25_terms`), so nothing extra is maintained on insert; this module scores one
 //! stored `tsvector` against the query's lexemes, reading its on-disk layout directly so
-//! the per-row cost stays at a scan of its entries.
+//! the per-row cost is a binary search of its entries per query lexeme.
 //!
 //! A document's length is given by the caller (pg_dof passes the chunk's token count).
 
