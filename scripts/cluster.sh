@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's own PostgreSQL 15 cluster: never the system one.
-#   cluster.sh start | stop | clean | status | psql [psql args...] | dir
+#   cluster.sh start | stop | clean | status | psql [psql args...] | dir | fresh
+#   (fresh: drops and recreates database $PG_DOF_DB with pg_dof installed)
 # Data, socket and log live in one directory owned by the postgres user (PostgreSQL
 # refuses to run as root): .run/ in the checkout when postgres can reach it, otherwise a
 # folder under /var/tmp named after the checkout. Unix socket only, port $PG_DOF_PORT;
@@ -64,7 +65,11 @@ case "${1:-status}" in
   dir)
     echo "$RUN"
     ;;
+  fresh)
+    PG_DOF_DB=postgres "$0" psql -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+    "$0" psql -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning; CREATE EXTENSION pg_dof CASCADE"
+    ;;
   *)
-    echo "usage: $0 start|stop|clean|status|psql [args]|dir" >&2; exit 2
+    echo "usage: $0 start|stop|clean|status|psql [args]|dir|fresh" >&2; exit 2
     ;;
 esac

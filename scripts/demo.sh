@@ -10,8 +10,7 @@ DB="${PG_DOF_DB:-pg_dof}"
 psql_db() { PG_DOF_DB="$DB" "$here/cluster.sh" psql -v ON_ERROR_STOP=1 -q "$@"; }
 
 log "demo database $DB (rebuilt on every run)"
-PG_DOF_DB=postgres "$here/cluster.sh" psql -q -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-psql_db -c "CREATE EXTENSION pg_dof CASCADE" 2>&1 | grep -v 'installing required extension' || true
+PG_DOF_DB="$DB" "$here/cluster.sh" fresh
 # One psql script: \set reads each file (no argument-length limit), the insert trigger
 # classifies, chunks, embeds (late chunking) and indexes it.
 load_script="$(mktemp)"; trap 'rm -f "$load_script"' EXIT

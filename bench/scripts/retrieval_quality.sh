@@ -11,9 +11,8 @@ set_dir="${PG_DOF_CORPORA:-$here/../../shared/corpora}/chunking-evaluation"
 [ -f "$set_dir/questions_df.csv" ] || { echo "corpus $set_dir is absent: set PG_DOF_CORPORA" >&2; exit 2; }
 set_dir="$(cd "$set_dir" && pwd)"
 export PG_DOF_DB=pg_dof_quality
-PG_DOF_DB=postgres "$here/cluster.sh" psql -q -c "DROP DATABASE IF EXISTS pg_dof_quality" -c "CREATE DATABASE pg_dof_quality"
+"$here/cluster.sh" fresh
 q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
-q -c "SET client_min_messages = warning; CREATE EXTENSION pg_dof CASCADE"
 q -v corpus="$set_dir/corpora" -v questions="$set_dir/questions_df.csv" -v max_tokens="${MAX_TOKENS:-400}" -v k="${K:-5}" \
   -f "$bench/sql/quality.sql"
-q -v k="${K:-5}" -c "SET eval.k = ${K:-5}" -f "$bench/sql/quality_report.sql"
+q -c "SET eval.k = ${K:-5}" -f "$bench/sql/quality_report.sql"

@@ -22,9 +22,7 @@ SCALE_DATA="${SCALE_DATA:-$PG_DOF_CACHE/scale-$SCALE_MAX_TOKENS}"
 QUERIES="${QUERIES:-100}"
 export PG_DOF_DB=pg_dof_bench
 q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
-fresh_db() { PG_DOF_DB=postgres "$here/cluster.sh" psql -q -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"
-             PG_DOF_DB=$1 "$here/cluster.sh" psql -q -c "SET client_min_messages = warning; CREATE EXTENSION pg_dof CASCADE"; }
-fresh_db pg_dof_bench
+"$here/cluster.sh" fresh
 q -c "INSERT INTO dof_collections (name, deferred) VALUES ('inline', false), ('deferred', true)"
 
 load() { # COLLECTION FILES...
@@ -63,8 +61,8 @@ if [ ! -f "$SCALE_DATA/complete" ]; then
   (cd "$here/.." && cargo run --release -q -p dof_bench --bin embed_corpus -- "$SCALE_DATA" "$SCALE_MAX_TOKENS")
   touch "$SCALE_DATA/complete"
 fi
-fresh_db pg_dof_scale
 export PG_DOF_DB=pg_dof_scale
+"$here/cluster.sh" fresh
 q -v docs="$SCALE_DATA/documents.csv" -v chunks="$SCALE_DATA/chunks.csv" -v max_tokens="$SCALE_MAX_TOKENS" -f "$bench/sql/scale_load.sql"
 q -v queries="$QUERIES" -f "$bench/sql/scale_search.sql"
 q -f "$bench/sql/scale_report.sql"

@@ -9,8 +9,7 @@ q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
 passed=0; failed=0
 check() { if [ "$1" = "$2" ]; then passed=$((passed + 1)); echo "ok: $3"; else failed=$((failed + 1)); echo "FAILED: $3 (got '$1', want '$2')"; fi; }
 
-PG_DOF_DB=postgres "$here/cluster.sh" psql -q -c "DROP DATABASE IF EXISTS pg_dof_integration" -c "CREATE DATABASE pg_dof_integration"
-q -c "SET client_min_messages = warning; CREATE EXTENSION pg_dof CASCADE"
+"$here/cluster.sh" fresh
 log_file="$("$here/cluster.sh" dir)/postgresql.log"
 log_start=$(wc -l < "$log_file")
 
