@@ -19,7 +19,7 @@ setup: ## apt packages, pgvector, cargo-pgrx, ONNX Runtime, the default model (s
 	@scripts/setup.sh
 
 install: setup ## release build of the extension into PostgreSQL 15
-	@source scripts/config.sh && cargo pgrx install --release --pg-config "$(PG_CONFIG)" >/dev/null && echo "pg_dof installed into $$("$(PG_CONFIG)" --pkglibdir)"
+	@scripts/install-extension.sh
 
 start: ## start the project's own cluster (never the system one)
 	@scripts/cluster.sh start

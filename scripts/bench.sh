@@ -9,7 +9,7 @@ cargo run --release -q -p dof_bench --bin chunking
 log "the seed's tables on the shared corpora"
 cargo run --release -q -p dof_bench --bin corpus_report
 log "embedding: dof_embed in the backend vs Python ONNX Runtime; late vs independent; first-call latency"
-cargo pgrx install --release --pg-config "$PG_CONFIG" >/dev/null
+"$here/install-extension.sh" >/dev/null
 "$here/cluster.sh" start >/dev/null
 corpus="${PG_DOF_CORPORA:-$here/../../shared/corpora}/dof-editions/dof_markdown_docling"
 "$PG_DOF_CACHE/venv/bin/python" bench/scripts/embedding.py "$MODEL_DIR/model.onnx" "$MODEL_DIR/tokenizer.json" "$corpus" \

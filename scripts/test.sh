@@ -31,7 +31,7 @@ for tier in "${tiers[@]}"; do
     regress)
       log "tier 3: pg_regress golden tests on the local cluster"
       # the pgrx tier installs a test build: put the release build back first
-      cargo pgrx install --release --pg-config "$PG_CONFIG" >/dev/null
+      "$here/install-extension.sh" >/dev/null
       "$here/cluster.sh" start
       run_dir="$("$here/cluster.sh" dir)"
       out="$PG_DOF_CACHE/regress-out"

@@ -37,9 +37,15 @@ CREATE FUNCTION dof_register_model(name text, model_file text, tokenizer_file te
     RETURNS dof_models
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
-    probed integer := dof_probe_model_internal(name, model_file, tokenizer_file, max_positions);
+    probed integer;
     registered dof_models;
 BEGIN
+    -- the permission check before any file is opened
+    IF NOT has_table_privilege('dof_models', 'INSERT, UPDATE') THEN
+        RAISE EXCEPTION 'permission denied to register models' USING ERRCODE = 'insufficient_privilege',
+            HINT = 'registering a model needs INSERT and UPDATE on dof_models';
+    END IF;
+    probed := dof_probe_model_internal(name, model_file, tokenizer_file, max_positions);
     IF probed > 2000 THEN
         RAISE EXCEPTION 'model "%" has % dimensions, over the 2000 that an HNSW index on vector supports', name, probed
             USING ERRCODE = 'invalid_parameter_value',

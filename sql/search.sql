@@ -56,8 +56,13 @@ BEGIN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
             HINT = 'pass the query text, or its vector as query_embedding';
     END IF;
-    IF k < 1 THEN
-        RAISE EXCEPTION 'k must be at least 1' USING ERRCODE = 'invalid_parameter_value';
+    IF k IS NULL OR k < 1 THEN
+        RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- cosine distance to a zero (or NaN) vector is NaN: every row would tie, in no order
+    IF NOT vector_norm(query_vector) > 0 OR vector_norm(query_vector) = 'Infinity' THEN
+        RAISE EXCEPTION 'query_embedding has no direction (its norm is %)', vector_norm(query_vector)
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero, finite vector, e.g. dof_embed_query(query)';
     END IF;
     RETURN QUERY
     SELECT hits.id, hits.distance, (row_number() OVER (ORDER BY hits.distance, hits.id))::integer
@@ -163,8 +168,8 @@ BEGIN
     IF query IS NULL THEN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    IF k < 1 THEN
-        RAISE EXCEPTION 'k must be at least 1' USING ERRCODE = 'invalid_parameter_value';
+    IF k IS NULL OR k < 1 THEN
+        RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
     IF ranking IS NULL OR ranking NOT IN ('bm25', 'ts_rank_cd') THEN
         RAISE EXCEPTION 'unknown ranking "%"', ranking USING ERRCODE = 'invalid_parameter_value',
@@ -208,9 +213,13 @@ DECLARE
     vector_ids bigint[];
     text_ids bigint[];
 BEGIN
-    IF k < 1 OR candidate_pool < 1 OR rrf_k < 0 THEN
-        RAISE EXCEPTION 'k and candidate_pool must be at least 1 and rrf_k not negative'
-            USING ERRCODE = 'invalid_parameter_value';
+    -- NULLs are refused too: LIMIT NULL would return every row, rrf_k NULL NULL scores
+    IF k IS NULL OR k < 1 OR candidate_pool IS NULL OR candidate_pool < 1 OR candidate_pool > 100000
+       OR rrf_k IS NULL OR rrf_k < 0 OR rrf_k > 1000000 OR dedup_by_source IS NULL THEN
+        RAISE EXCEPTION 'k must be at least 1, candidate_pool between 1 and 100000, rrf_k between 0 and 1000000 and dedup_by_source not NULL (got k %, candidate_pool %, rrf_k %, dedup_by_source %)',
+                        coalesce(k::text, 'NULL'), coalesce(candidate_pool::text, 'NULL'), coalesce(rrf_k::text, 'NULL'),
+                        coalesce(dedup_by_source::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are k 10, candidate_pool 50, rrf_k 60';
     END IF;
     SELECT array_agg(v.chunk_id ORDER BY v.rank) INTO vector_ids
     FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;

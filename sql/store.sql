@@ -74,6 +74,11 @@ CREATE TABLE dof_queue (
     processed_at timestamptz
 );
 CREATE INDEX dof_queue_queued_idx ON dof_queue (queued_at) WHERE status = 'queued';
+-- A role sees the queue rows (and their errors) of the documents it can see: row-level
+-- security on dof_documents carries over. The table owner is not subject to it.
+ALTER TABLE dof_queue ENABLE ROW LEVEL SECURITY;
+CREATE POLICY dof_queue_follows_documents ON dof_queue
+    USING (EXISTS (SELECT 1 FROM dof_documents d WHERE d.id = dof_queue.document_id));
 SELECT pg_catalog.pg_extension_config_dump('dof_queue', '');
 
 -- What the text leg searches: the heading path weighted A (a match in a title ranks
@@ -156,6 +161,11 @@ BEGIN
         INSERT INTO dof_queue (document_id) VALUES (NEW.id)
         ON CONFLICT (document_id) DO UPDATE SET status = 'queued', error = NULL, queued_at = now(), processed_at = NULL;
     ELSE
+        IF octet_length(NEW.body) > 1000000 THEN
+            -- embedding is ~2,000 tokens/s per core: a large body holds the transaction for minutes
+            RAISE NOTICE 'indexing a % MB document inside this transaction', round(octet_length(NEW.body) / 1e6, 1)
+                USING HINT = 'a deferred collection (dof_collections.deferred) indexes it later with CALL dof_process_queue(), committing per batch';
+        END IF;
         PERFORM dof_index_document(NEW.id);
     END IF;
     RETURN NULL;
@@ -179,6 +189,11 @@ DECLARE
     failed integer := 0;
     remaining bigint;
 BEGIN
+    IF batch_size IS NULL OR batch_size < 1 OR max_batches < 0 THEN
+        RAISE EXCEPTION 'batch_size must be at least 1 and max_batches not negative (got %, %)',
+                        coalesce(batch_size::text, 'NULL'), coalesce(max_batches::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are batch_size 10, max_batches NULL (until the queue is empty)';
+    END IF;
     LOOP
         EXIT WHEN max_batches IS NOT NULL AND batches >= max_batches;
         PERFORM 1 FROM @extschema@.dof_queue WHERE status = 'queued' LIMIT 1;

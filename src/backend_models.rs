@@ -69,8 +69,26 @@ pub fn load(spec: &ModelSpec, intra_threads: usize) -> Result<OnnxEmbedder, Embe
     if !spec.model_file.is_file() {
         return Err(EmbedError::ModelMissing { path: spec.model_file.clone() });
     }
-    let options = OnnxOptions { intra_threads, max_positions: spec.max_positions, ..OnnxOptions::default() };
+    let options = OnnxOptions {
+        intra_threads,
+        max_positions: spec.max_positions,
+        interrupt_pending: Some(cancel_or_die_pending),
+        ..OnnxOptions::default()
+    };
     OnnxEmbedder::load(&guc::onnxruntime_library(), &spec.model_file, tokenizer(spec)?, options)
+}
+
+/// Whether a query cancel (`pg_cancel_backend`, `statement_timeout`) or a termination
+/// (`pg_terminate_backend`, shutdown) is waiting to be processed. Read from ONNX Runtime's
+/// watcher thread: both flags are `volatile sig_atomic_t` that signal handlers set, so a
+/// volatile read from another thread is what they are made for. Other interrupt kinds
+/// (`InterruptPending` alone: catch-up, barriers) must not stop a model run.
+fn cancel_or_die_pending() -> bool {
+    // SAFETY: plain reads of two signal-handler flags; no PostgreSQL function is called.
+    unsafe {
+        std::ptr::read_volatile(&raw const pgrx::pg_sys::QueryCancelPending) != 0
+            || std::ptr::read_volatile(&raw const pgrx::pg_sys::ProcDiePending) != 0
+    }
 }
 
 /// Independent embeddings of `texts`, each with `prefix`.

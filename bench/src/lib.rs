@@ -55,3 +55,17 @@ pub fn median(values: &mut [f64]) -> f64 {
         (values[values.len() / 2 - 1] + values[values.len() / 2]) / 2.0
     }
 }
+
+/// The CPU this run measured on: model name and the vector-instruction flags that change
+/// tokenizer and ONNX Runtime speed (sessions get different CPUs: compare ratios of one run).
+pub fn cpu_line() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()).unwrap_or_default()
+    };
+    let flags = field("flags");
+    let wanted = ["avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_int8", "f16c", "fma"];
+    let present: Vec<&str> = wanted.into_iter().filter(|w| flags.split(' ').any(|f| f == *w)).collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("CPU: {} ({cores} cores); flags: {}", field("model name"), present.join(" "))
+}

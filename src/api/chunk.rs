@@ -1,11 +1,11 @@
 //! dof_classify and dof_chunk.
 
-use dof_core::chunk::{chunk_document_with, CharacterSizer, Chunk, ChunkOptions};
+use dof_core::chunk::{chunk_document_with, CharacterSizer, Chunk, ChunkError, ChunkOptions, MIN_MAX_TOKENS};
 use dof_core::classify::{Features, Pattern, Thresholds};
 use dof_core::embed::EmbedError;
 use pgrx::prelude::*;
 
-use super::errors::{raise_chunk_error, raise_embed_error, raise_invalid_parameter};
+use super::errors::{checked_model_file, raise_chunk_error, raise_embed_error, raise_invalid_parameter, raise_null_argument};
 use crate::{backend_models, guc};
 
 fn thresholds(small_bytes: i32, table_line_ratio: f64, giant_bytes: i32, min_h2_headings: i32, min_bold_lines: i32) -> Thresholds {
@@ -66,8 +66,6 @@ fn dof_classify_features(
     ))
 }
 
-
-
 /// Recorded on every stored chunk, so re-chunking can target older chunks.
 #[pg_extern(immutable, parallel_safe)]
 fn dof_chunker_version() -> &'static str {
@@ -81,8 +79,8 @@ fn dof_chunker_version() -> &'static str {
 #[allow(clippy::type_complexity)] // pgrx reads the row's column names from this tuple
 fn dof_chunk_internal(
     doc: Option<&str>,
-    max_tokens: i32,
-    overlap_tokens: i32,
+    max_tokens: Option<i32>,
+    overlap_tokens: Option<i32>,
     pattern: Option<&str>,
     tokenizer_file: Option<&str>,
 ) -> TableIterator<
@@ -102,36 +100,40 @@ fn dof_chunk_internal(
         name!(sizer, &'static str),
     ),
 > {
-    let Some(doc) = doc else { return TableIterator::new(Vec::new()) };
+    let max_tokens = max_tokens.unwrap_or_else(|| raise_null_argument("max_tokens"));
+    let overlap_tokens = overlap_tokens.unwrap_or_else(|| raise_null_argument("overlap_tokens"));
+    let Some(doc) = doc else {
+        return TableIterator::new(Vec::new());
+    };
     let options = chunk_options(max_tokens, overlap_tokens, pattern);
-    let chunks = chunk(doc, &options, tokenizer_file);
+    let chunks = chunk(doc, &options, tokenizer_file.map(checked_model_file));
     TableIterator::new(chunks.into_iter().map(chunk_row))
 }
 
 pub(crate) fn chunk_options(max_tokens: i32, overlap_tokens: i32, pattern: Option<&str>) -> ChunkOptions {
     let pattern = pattern.map(|name| {
         Pattern::parse(name).unwrap_or_else(|| {
-            raise_invalid_parameter(&format!(
-                "unknown pattern \"{name}\": use small, h2_compound, bold_headers, plain_text or giant_table"
-            ))
+            raise_invalid_parameter(&format!("unknown pattern \"{name}\": use small, h2_compound, bold_headers, plain_text or giant_table"))
         })
     });
-    let max_tokens = usize::try_from(max_tokens).unwrap_or(0);
-    let overlap_tokens = usize::try_from(overlap_tokens)
-        .unwrap_or_else(|_| raise_invalid_parameter("overlap_tokens must not be negative"));
+    if max_tokens < MIN_MAX_TOKENS as i32 {
+        raise_invalid_parameter(&ChunkError::MaxTokensTooSmall(i64::from(max_tokens)).to_string());
+    }
+    let max_tokens = max_tokens as usize;
+    let overlap_tokens = usize::try_from(overlap_tokens).unwrap_or_else(|_| raise_invalid_parameter("overlap_tokens must not be negative"));
     ChunkOptions { max_tokens, overlap_tokens, pattern, ..ChunkOptions::default() }
 }
 
 /// Chunks with the tokenizer in `tokenizer_file` (or characters when `None`), cancellable.
 pub(crate) fn chunk(doc: &str, options: &ChunkOptions, tokenizer_file: Option<&str>) -> Vec<Chunk> {
-    let check_interrupts = &mut || {
+    let check_interrupts = &|| {
         pgrx::check_for_interrupts!();
     };
     let result = match tokenizer_file {
         None => chunk_document_with(doc, &CharacterSizer, options, check_interrupts),
         Some(file) => {
-            let tokenizer = backend_models::tokenizer_at(&guc::model_dir().join(file))
-                .unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e)));
+            let tokenizer =
+                backend_models::tokenizer_at(&guc::model_dir().join(file)).unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e)));
             chunk_document_with(doc, tokenizer.as_ref(), options, check_interrupts)
         }
     };

@@ -4,7 +4,7 @@
 use dof_core::embed::{ModelKind, ModelSpec};
 use pgrx::prelude::*;
 
-use super::errors::{raise_embed_error, raise_invalid_parameter, raise_too_long};
+use super::errors::{checked_model_file, raise_embed_error, raise_invalid_parameter, raise_null_argument, raise_too_long};
 use crate::{backend_models, guc};
 
 /// Texts longer than this are refused by the independent embedding functions: the model
@@ -27,8 +27,8 @@ fn spec(
     let built = ModelSpec::onnx(
         name,
         &guc::model_dir(),
-        model_file.unwrap_or(""),
-        tokenizer_file.unwrap_or(""),
+        model_file.map_or("", checked_model_file),
+        tokenizer_file.map_or("", checked_model_file),
         dimension,
         max_positions,
         "",
@@ -104,7 +104,7 @@ fn dof_embed_query_internal(
 #[pg_extern(stable, parallel_safe)]
 #[allow(clippy::too_many_arguments)]
 fn dof_embed_internal(
-    texts: Vec<Option<String>>,
+    texts: Option<Vec<Option<String>>>,
     kind: &str,
     name: &str,
     model_file: Option<&str>,
@@ -114,6 +114,7 @@ fn dof_embed_internal(
     prefix: &str,
     revision: &str,
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
+    let texts = texts.unwrap_or_else(|| raise_null_argument("texts"));
     let spec = spec(kind, name, model_file, tokenizer_file, dimension, max_positions, revision);
     let texts = inputs(&texts, "texts", Rule::AtMostBytes(MAX_TEXT_BYTES));
     let vectors = backend_models::embed(&spec, &texts, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
@@ -123,7 +124,7 @@ fn dof_embed_internal(
 #[pg_extern(stable, parallel_safe)]
 #[allow(clippy::too_many_arguments)]
 fn dof_embed_late_internal(
-    chunks: Vec<Option<String>>,
+    chunks: Option<Vec<Option<String>>>,
     front_matter: Option<Vec<Option<String>>>,
     kind: &str,
     name: &str,
@@ -134,6 +135,7 @@ fn dof_embed_late_internal(
     prefix: &str,
     revision: &str,
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
+    let chunks = chunks.unwrap_or_else(|| raise_null_argument("chunks"));
     let spec = spec(kind, name, model_file, tokenizer_file, dimension, max_positions, revision);
     let chunks = inputs(&chunks, "chunks", Rule::HasText);
     let front_matter = front_matter.unwrap_or_default();
@@ -162,12 +164,9 @@ mod tests {
     use pgrx::prelude::*;
 
     fn cosine(a: &str, b: &str) -> f64 {
-        Spi::get_one_with_args::<f64>(
-            "SELECT 1 - (dof_embed_query($1) <=> dof_embed_query($2))",
-            &[a.into(), b.into()],
-        )
-        .expect("query runs")
-        .expect("not null")
+        Spi::get_one_with_args::<f64>("SELECT 1 - (dof_embed_query($1) <=> dof_embed_query($2))", &[a.into(), b.into()])
+            .expect("query runs")
+            .expect("not null")
     }
 
     #[pg_test]

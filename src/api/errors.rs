@@ -2,7 +2,7 @@
 //! and a hint that names the setting or command that fixes it.
 
 use dof_core::chunk::ChunkError;
-use dof_core::embed::EmbedError;
+use dof_core::embed::{EmbedError, ModelSpec};
 use dof_core::tokenize::TokenizeError;
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::{PgLogLevel, PgSqlErrorCode};
@@ -17,6 +17,24 @@ fn raise(code: PgSqlErrorCode, message: String, hint: Option<String>) -> ! {
     };
     report.report(PgLogLevel::ERROR);
     unreachable!("ERROR does not return")
+}
+
+/// A NULL where a value is required (SQLSTATE 22004), naming the argument.
+pub fn raise_null_argument(name: &str) -> ! {
+    raise(PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED, format!("{name} must not be NULL"), None)
+}
+
+/// A model file path outside pg_dof.model_dir from a non-superuser (SQLSTATE 42501). Said
+/// before the file is looked at, so the answer does not reveal whether it exists.
+pub fn checked_model_file(file: &str) -> &str {
+    if ModelSpec::stays_in_model_dir(file) || unsafe { pgrx::pg_sys::superuser() } {
+        return file;
+    }
+    raise(
+        PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+        format!("model file \"{file}\" is outside pg_dof.model_dir"),
+        Some("model and tokenizer files are paths relative to pg_dof.model_dir without \"..\"; only a superuser may name others".into()),
+    )
 }
 
 /// A bad argument value (SQLSTATE 22023).
@@ -66,9 +84,27 @@ pub fn raise_embed_error(error: EmbedError) -> ! {
             "re-register the model with dof_register_model() so dof_models records its real dimension".to_string(),
         ),
         EmbedError::InvalidInput(_) => (ERRCODE_INVALID_PARAMETER_VALUE, "dof_chunk() cuts documents into pieces the model can embed".to_string()),
+        EmbedError::Interrupted => {
+            // the pending cancel or termination raises its own error here; only a cancel
+            // held off by PostgreSQL falls through
+            pgrx::check_for_interrupts!();
+            (ERRCODE_QUERY_CANCELED, "the model run was stopped by a pending cancel".to_string())
+        }
         EmbedError::Tokenizer(TokenizeError::Encode(_)) | EmbedError::Inference(_) => {
             (ERRCODE_EXTERNAL_ROUTINE_EXCEPTION, "the server log may have ONNX Runtime's details".to_string())
         }
     };
-    raise(code, error.to_string(), Some(hint))
+    let message = match &error {
+        // a parser's reason can quote the file it read: the server log gets it, the client not
+        EmbedError::ModelLoad { path, reason } => {
+            pgrx::log!("pg_dof: could not load model \"{}\": {reason}", path.display());
+            format!("could not load model \"{}\" (details in the server log)", path.display())
+        }
+        EmbedError::Tokenizer(TokenizeError::Load { path, reason }) => {
+            pgrx::log!("pg_dof: could not load tokenizer \"{}\": {reason}", path.display());
+            format!("could not load tokenizer \"{}\" (details in the server log)", path.display())
+        }
+        _ => error.to_string(),
+    };
+    raise(code, message, Some(hint))
 }

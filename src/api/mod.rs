@@ -20,7 +20,15 @@ pgrx::extension_sql_file!(
         version::dof_version
     ]
 );
-pgrx::extension_sql_file!("../../sql/chunk.sql", name = "chunk", requires = ["models", chunk::dof_classify, chunk::dof_classify_features, chunk::dof_chunk_internal]);
+pgrx::extension_sql_file!(
+    "../../sql/chunk.sql",
+    name = "chunk",
+    requires = ["models", chunk::dof_classify, chunk::dof_classify_features, chunk::dof_chunk_internal]
+);
 pgrx::extension_sql_file!("../../sql/store.sql", name = "store", requires = ["models", "chunk", "embed", chunk::dof_chunker_version]);
-pgrx::extension_sql_file!("../../sql/search.sql", name = "search", requires = ["store", search::dof_bm25_internal, search::dof_lexeme_fractions_internal]);
+pgrx::extension_sql_file!(
+    "../../sql/search.sql",
+    name = "search",
+    requires = ["store", search::dof_bm25_internal, search::dof_lexeme_fractions_internal]
+);
 pgrx::extension_sql_file!("../../sql/reports.sql", name = "reports", requires = ["store"]);

@@ -80,7 +80,11 @@ fn main() {
             splitter_chunks as f64 / splitter_s,
             raw_sub / splitter_s
         );
-        println!("| raw encode (tokenizers) | {subset_name} | {sub_mb:.1} | {raw_sub:.2} | {:.2} | | 1.00× | {:.1}× |", sub_mb / raw_sub, splitter_s / raw_sub);
+        println!(
+            "| raw encode (tokenizers) | {subset_name} | {sub_mb:.1} | {raw_sub:.2} | {:.2} | | 1.00× | {:.1}× |",
+            sub_mb / raw_sub,
+            splitter_s / raw_sub
+        );
         println!(
             "| pg_dof chunk_document | {subset_name} | {sub_mb:.1} | {ours_sub:.2} | {:.2} | | {:.2}× | {:.1}× |",
             sub_mb / ours_sub,

@@ -29,7 +29,13 @@ fn main() {
         println!("|---|---|---|---|---|---|---|---|---|---|");
         for (pattern, per_doc) in documents.iter_mut() {
             let chunk_tokens = tokens.get_mut(pattern).expect("same keys");
-            let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
+            let mean = |v: &[f64]| {
+                if v.is_empty() {
+                    0.0
+                } else {
+                    v.iter().sum::<f64>() / v.len() as f64
+                }
+            };
             let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
             println!(
                 "| {pattern} | {} | {:.1}% | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} | {:.0} | {} |",

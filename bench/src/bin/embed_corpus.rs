@@ -66,8 +66,9 @@ fn main() {
     let model = Path::new(&home).join("models/multilingual-e5-small/model.onnx");
     let runtime = Path::new(&home).join("lib/libonnxruntime.so.1.31.1");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut embedder = OnnxEmbedder::load(&runtime, &model, Arc::clone(&tokenizer), OnnxOptions { intra_threads: threads, ..OnnxOptions::default() })
-        .expect("model loads");
+    let mut embedder =
+        OnnxEmbedder::load(&runtime, &model, Arc::clone(&tokenizer), OnnxOptions { intra_threads: threads, ..OnnxOptions::default() })
+            .expect("model loads");
 
     let todo: Vec<&(String, String, Vec<Chunk>)> = documents.iter().filter(|d| !done.contains(&d.0)).collect();
     let bar = ProgressBar::new(todo.iter().flat_map(|d| &d.2).map(|c| c.token_count as u64).sum());
@@ -89,17 +90,20 @@ fn main() {
                 let vector = vectors.next().expect("one vector per chunk");
                 let literal = format!("[{}]", vector.iter().map(f32::to_string).collect::<Vec<_>>().join(","));
                 let heading = format!("[{}]", chunk.heading_path.iter().map(|h| json_string(h)).collect::<Vec<_>>().join(","));
-                write_row(&mut chunk_file, &[
-                    source.as_str(),
-                    &chunk.chunk_index.to_string(),
-                    chunk.pattern.as_str(),
-                    &heading,
-                    &chunk.content,
-                    &chunk.token_count.to_string(),
-                    &chunk.char_start.to_string(),
-                    &chunk.char_end.to_string(),
-                    &literal,
-                ]);
+                write_row(
+                    &mut chunk_file,
+                    &[
+                        source.as_str(),
+                        &chunk.chunk_index.to_string(),
+                        chunk.pattern.as_str(),
+                        &heading,
+                        &chunk.content,
+                        &chunk.token_count.to_string(),
+                        &chunk.char_start.to_string(),
+                        &chunk.char_end.to_string(),
+                        &literal,
+                    ],
+                );
                 bar.inc(chunk.token_count as u64);
             }
             // A document counts as done only once its rows are on disk, sizes recorded.

@@ -28,8 +28,9 @@ fn main() {
     let texts: Vec<&str> = chunks.iter().map(String::as_str).collect();
     let model = std::path::Path::new(&home).join("models/multilingual-e5-small/model.onnx");
     let runtime = std::path::Path::new(&home).join("lib/libonnxruntime.so.1.31.1");
-    let mut embedder = OnnxEmbedder::load(&runtime, &model, Arc::clone(&tokenizer), OnnxOptions { intra_threads: threads, ..OnnxOptions::default() })
-        .expect("model loads");
+    let mut embedder =
+        OnnxEmbedder::load(&runtime, &model, Arc::clone(&tokenizer), OnnxOptions { intra_threads: threads, ..OnnxOptions::default() })
+            .expect("model loads");
     let tokens: usize = texts.iter().map(|t| tokenizer.encode(t, true).expect("encodes").ids.len().min(512)).sum();
     let tokenize = median_seconds(3, || {
         for text in &texts {

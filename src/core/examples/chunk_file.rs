@@ -6,14 +6,23 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let text = std::fs::read_to_string(&args[1]).expect("readable file");
     let max_tokens = args.get(2).map_or(800, |m| m.parse().expect("a number"));
-    let tokenizer_path = args.get(3).cloned().unwrap_or_else(|| "/usr/local/share/pg_dof/models/multilingual-e5-small/tokenizer.json".into());
+    let tokenizer_path =
+        args.get(3).cloned().unwrap_or_else(|| "/usr/local/share/pg_dof/models/multilingual-e5-small/tokenizer.json".into());
     let tokenizer = ModelTokenizer::from_file(std::path::Path::new(&tokenizer_path)).expect("tokenizer");
     let options = ChunkOptions { max_tokens, ..ChunkOptions::default() };
     for chunk in chunk_document(&text, &tokenizer, &options).expect("chunks") {
         println!(
             "#{} {} tokens={} chars={}..{} table={} header={} overlap={} split={} path={:?}\n{}\n",
-            chunk.chunk_index, chunk.pattern, chunk.token_count, chunk.char_start, chunk.char_end,
-            chunk.table_piece, chunk.header_repeated, chunk.overlap, chunk.split, chunk.heading_path,
+            chunk.chunk_index,
+            chunk.pattern,
+            chunk.token_count,
+            chunk.char_start,
+            chunk.char_end,
+            chunk.table_piece,
+            chunk.header_repeated,
+            chunk.overlap,
+            chunk.split,
+            chunk.heading_path,
             chunk.content.chars().take(300).collect::<String>()
         );
     }

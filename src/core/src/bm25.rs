@@ -79,10 +79,7 @@ impl Entry<'_> {
         if self.positions.is_empty() {
             return 1.0;
         }
-        self.positions
-            .chunks_exact(2)
-            .map(|p| if u16::from_ne_bytes([p[0], p[1]]) >> 14 == 3 { heading_weight } else { 1.0 })
-            .sum()
+        self.positions.chunks_exact(2).map(|p| if u16::from_ne_bytes([p[0], p[1]]) >> 14 == 3 { heading_weight } else { 1.0 }).sum()
     }
 }
 

@@ -15,8 +15,7 @@ pub enum Pattern {
 }
 
 impl Pattern {
-    pub const ALL: [Pattern; 5] =
-        [Pattern::Small, Pattern::H2Compound, Pattern::BoldHeaders, Pattern::PlainText, Pattern::GiantTable];
+    pub const ALL: [Pattern; 5] = [Pattern::Small, Pattern::H2Compound, Pattern::BoldHeaders, Pattern::PlainText, Pattern::GiantTable];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -73,12 +72,28 @@ pub struct Features {
 impl Features {
     pub fn of(text: &str) -> Features {
         let mut features = Features { bytes: text.len(), ..Features::default() };
+        let mut fence: Option<Fence> = None;
         for line in text.split('\n') {
             let trimmed = line.trim();
             if trimmed.is_empty() {
                 continue;
             }
             features.non_empty_lines += 1;
+            // inside fenced code, `## ` and `|` are code, as the chunker's parser sees them
+            match fence {
+                Some(open) => {
+                    if open.closed_by(trimmed) {
+                        fence = None;
+                    }
+                    continue;
+                }
+                None => {
+                    fence = Fence::opened_by(line);
+                    if fence.is_some() {
+                        continue;
+                    }
+                }
+            }
             if trimmed.starts_with('|') {
                 features.table_lines += 1;
             }
@@ -113,6 +128,32 @@ impl Features {
         } else {
             Pattern::PlainText
         }
+    }
+}
+
+/// An open fenced code block (CommonMark: three or more backticks or tildes, indented at
+/// most three spaces; closed by at least as many of the same character and nothing else).
+#[derive(Debug, Clone, Copy)]
+struct Fence {
+    marker: u8,
+    length: usize,
+}
+
+impl Fence {
+    fn opened_by(line: &str) -> Option<Fence> {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let rest = line[indent..].as_bytes();
+        let marker = *rest.first()?;
+        let length = rest.iter().take_while(|&&b| b == marker).count();
+        let valid = indent <= 3 && (marker == b'`' || marker == b'~') && length >= 3;
+        // a backtick fence's info string cannot contain a backtick
+        let info_ok = marker == b'~' || !rest[length..].contains(&b'`');
+        (valid && info_ok).then_some(Fence { marker, length })
+    }
+
+    fn closed_by(self, trimmed: &str) -> bool {
+        let bytes = trimmed.as_bytes();
+        bytes.len() >= self.length && bytes.iter().all(|&b| b == self.marker)
     }
 }
 
@@ -169,6 +210,18 @@ mod tests {
         assert!(!is_bold_line("**Fecha** de publicación"));
         assert!(!is_bold_line("**a** y **b**"));
         assert!(!is_bold_line("****"));
+    }
+
+    #[test]
+    fn headings_and_tables_inside_fenced_code_do_not_count() {
+        let t = Thresholds::default();
+        let fenced = pad(&format!("```markdown\n{}```\n\n~~~~\n{}~~~~\n", "## no es título\n".repeat(600), "| a | b |\n".repeat(600)));
+        let f = Features::of(&fenced);
+        assert_eq!((f.h2_headings, f.table_lines), (0, 0), "{f:?}");
+        assert_eq!(f.pattern(&t), Pattern::PlainText);
+        // a shorter closing fence does not close; headings after a real close count again
+        let reopened = pad("````\n## dentro\n```\n## dentro\n````\n## Fuera uno\n\n## Fuera dos\n");
+        assert_eq!(Features::of(&reopened).h2_headings, 2);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //!
 //! Threads started here (ONNX Runtime's) only ever see plain Rust data.
 
+pub mod blank;
 pub mod bm25;
 pub mod chunk;
 pub mod classify;

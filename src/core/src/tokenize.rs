@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use rustc_hash::FxHashMap;
+
+use crate::blank;
 use tokenizers::{Model, NormalizedString, Normalizer, OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer, Tokenizer};
 
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +50,9 @@ const WORD_SEPARATORS: [char; 5] = [' ', '\t', '\n', '\r', '\u{c}'];
 /// Entries kept in the word cache before it is cleared (a long-lived backend must not
 /// grow without bound; ~40 MB at this size).
 const WORD_CACHE_LIMIT: usize = 500_000;
+/// Longer words and pre-tokens are counted but not memoised: a base64 image would
+/// otherwise keep megabytes of keys alive in a long-lived backend.
+const MEMO_MAX_BYTES: usize = 256;
 /// `between_pieces` runs after about this many bytes of text.
 const MEASURE_PIECE_BYTES: usize = 64 * 1024;
 
@@ -82,10 +87,7 @@ impl ModelTokenizer {
 
     /// Encodes `text`, with the model's special tokens (`<s> … </s>` for e5) when asked.
     pub fn encode(&self, text: &str, with_special_tokens: bool) -> Result<Tokens, TokenizeError> {
-        let encoding = self
-            .inner
-            .encode(text, with_special_tokens)
-            .map_err(|e| TokenizeError::Encode(e.to_string()))?;
+        let encoding = self.inner.encode(text, with_special_tokens).map_err(|e| TokenizeError::Encode(e.to_string()))?;
         Ok(Tokens { ids: encoding.get_ids().to_vec(), offsets: encoding.get_offsets().to_vec() })
     }
 
@@ -107,7 +109,7 @@ impl ModelTokenizer {
     /// - exact: a line holding any other word (one with a no-break space, a leading
     ///   combining mark, a special token such as `<s>`) becomes one word counted by the
     ///   tokenizer's own pipeline (see `exact_line`).
-    pub fn words(&self, text: &str, between_pieces: &mut dyn FnMut()) -> Result<Vec<Word>, TokenizeError> {
+    pub fn words(&self, text: &str, between_pieces: &dyn Fn()) -> Result<Vec<Word>, TokenizeError> {
         let mut words = Vec::with_capacity(text.len() / 6);
         let mut memo = self.memo.lock().unwrap_or_else(PoisonError::into_inner);
         if memo.len() > WORD_CACHE_LIMIT {
@@ -144,7 +146,9 @@ impl ModelTokenizer {
                 Some(&count) => count,
                 None => {
                     let count = self.isolated_count(raw, &mut memo.pre_tokens)?;
-                    memo.raw.insert(raw.into(), count);
+                    if raw.len() <= MEMO_MAX_BYTES {
+                        memo.raw.insert(raw.into(), count);
+                    }
                     count
                 }
             };
@@ -154,8 +158,8 @@ impl ModelTokenizer {
             if count > 0 {
                 // a word's span starts and ends on visible characters (a vertical tab, which
                 // the normaliser deletes, may cling to it), so trimmed chunk spans are clean
-                let leading = raw.len() - raw.trim_start().len();
-                let visible = raw.trim().len();
+                let leading = raw.len() - blank::trim_start(raw).len();
+                let visible = blank::trim_end(blank::trim_start(raw)).len();
                 words.push(Word { start: start + leading, end: start + leading + visible, tokens: count });
             }
         }
@@ -181,14 +185,14 @@ impl ModelTokenizer {
         words: &mut Vec<Word>,
     ) -> Result<(), TokenizeError> {
         let line = &text[start..end];
-        let visible_start = start + (line.len() - line.trim_start().len());
-        let visible_end = start + line.trim_end().len();
+        let visible_start = start + (line.len() - blank::trim_start(line).len());
+        let visible_end = start + blank::trim_end(line).len();
         if visible_start >= visible_end {
             return Ok(());
         }
         let visible = &text[visible_start..visible_end];
         if self.starts_with_special_token(visible) {
-            let glue_start = text[..visible_start].trim_end().len();
+            let glue_start = blank::trim_end(&text[..visible_start]).len();
             if glue_start > 0 {
                 words.push(Word { start: glue_start, end: visible_start, tokens: 1 });
             }
@@ -242,8 +246,7 @@ impl ModelTokenizer {
 
     /// The tokenizer's pipeline up to the model: added tokens, normaliser, pre-tokenizer.
     fn pre_tokenize(&self, piece: &str) -> Result<PreTokenizedString, TokenizeError> {
-        let mut pre_tokenized =
-            self.inner.get_added_vocabulary().extract_and_normalize(self.inner.get_normalizer(), piece);
+        let mut pre_tokenized = self.inner.get_added_vocabulary().extract_and_normalize(self.inner.get_normalizer(), piece);
         if let Some(pre_tokenizer) = self.inner.get_pre_tokenizer() {
             pre_tokenizer.pre_tokenize(&mut pre_tokenized).map_err(|e| TokenizeError::Encode(e.to_string()))?;
         }
@@ -256,8 +259,19 @@ impl ModelTokenizer {
             return Ok(count);
         }
         let count = self.inner.get_model().tokenize(normalized).map_err(|e| TokenizeError::Encode(e.to_string()))?.len() as u32;
-        cache.insert(normalized.into(), count);
+        if normalized.len() <= MEMO_MAX_BYTES {
+            cache.insert(normalized.into(), count);
+        }
         Ok(count)
+    }
+
+    /// Whether the tokenizer treats `c` as a blank: between two letters it tokenizes like
+    /// a space or like nothing. (Asking the normaliser alone is not enough: it keeps
+    /// U+0085, which Rust calls whitespace, and the model then gives it a token.)
+    pub fn normalizes_to_blank(&self, c: char) -> bool {
+        let ids = |text: &str| self.inner.encode(text, false).map(|e| e.get_ids().to_vec()).ok();
+        let between = ids(&format!("x{c}y"));
+        between.is_some() && (between == ids("x y") || between == ids("xy"))
     }
 
     /// Forgets the memoised word counts (benchmarks measure from a cold memo).

@@ -3,8 +3,8 @@
 
 mod common;
 
-use dof_core::chunk::{chunk_document, invariants, CharacterSizer, ChunkOptions};
 use dof_core::chunk::measure::ChunkSizer;
+use dof_core::chunk::{chunk_document, invariants, CharacterSizer, ChunkOptions};
 use dof_core::classify::Pattern;
 use proptest::prelude::*;
 

@@ -25,7 +25,9 @@ fn paragraph(seed: usize, words: usize) -> String {
 #[test]
 fn a_small_document_is_one_chunk_of_the_whole_text() {
     let doc = "# Aviso\n\nSe informa que el tipo de cambio fue de 17.05 pesos por dólar.\n";
-    let Some((chunks, _)) = chunk(doc, None, 800) else { return };
+    let Some((chunks, _)) = chunk(doc, None, 800) else {
+        return;
+    };
     assert_eq!(chunks.len(), 1);
     assert_eq!(chunks[0].pattern, Pattern::Small);
     assert_eq!(chunks[0].content, doc.trim());
@@ -36,7 +38,9 @@ fn a_small_document_is_one_chunk_of_the_whole_text() {
 fn a_small_document_over_the_limit_is_split() {
     let doc: String = (0..18).map(|i| paragraph(i, 60)).collect::<Vec<_>>().join("\n\n");
     assert!(doc.len() < 10_000);
-    let Some((chunks, _)) = chunk(&doc, None, 800) else { return };
+    let Some((chunks, _)) = chunk(&doc, None, 800) else {
+        return;
+    };
     assert_eq!(chunks[0].pattern, Pattern::Small);
     assert!(chunks.len() > 1, "a small document over 800 tokens stays whole");
 }
@@ -48,7 +52,9 @@ fn h2_sections_are_independent_and_split_at_h3_without_injected_headings() {
         "# Edición\n\n## Decreto uno\n\n{p}\n\n## Decreto dos\n\n### Artículo 1\n\n{big}\n\n### Artículo 2\n\n{p}\n\n## Decreto tres\n\n{big}\n\n## Final sin salto",
         p = paragraph(1, 20)
     );
-    let Some((chunks, _)) = chunk(&doc, Some(Pattern::H2Compound), 300) else { return };
+    let Some((chunks, _)) = chunk(&doc, Some(Pattern::H2Compound), 300) else {
+        return;
+    };
     for c in &chunks {
         let h2s = c.content.matches("\n## ").count() + usize::from(c.content.starts_with("## "));
         assert!(h2s <= 1, "chunk {} spans two H2 sections", c.chunk_index);
@@ -64,11 +70,10 @@ fn h2_sections_are_independent_and_split_at_h3_without_injected_headings() {
 
 #[test]
 fn bold_lines_stay_with_the_paragraph_they_introduce() {
-    let doc: String = (0..30)
-        .map(|i| format!("**Licitación {i}**\n\n{}", paragraph(i, 40)))
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    let Some((chunks, _)) = chunk(&doc, Some(Pattern::BoldHeaders), 200) else { return };
+    let doc: String = (0..30).map(|i| format!("**Licitación {i}**\n\n{}", paragraph(i, 40))).collect::<Vec<_>>().join("\n\n");
+    let Some((chunks, _)) = chunk(&doc, Some(Pattern::BoldHeaders), 200) else {
+        return;
+    };
     for c in &chunks {
         let last_line = c.content.lines().last().unwrap();
         assert!(!last_line.starts_with("**"), "chunk {} ends with a bold header line", c.chunk_index);
@@ -78,7 +83,9 @@ fn bold_lines_stay_with_the_paragraph_they_introduce() {
 #[test]
 fn plain_text_chunks_overlap_within_the_overlap_budget() {
     let doc: String = (0..40).map(|i| paragraph(i, 30)).collect::<Vec<_>>().join("\n\n");
-    let Some((chunks, tokenizer)) = chunk(&doc, Some(Pattern::PlainText), 200) else { return };
+    let Some((chunks, tokenizer)) = chunk(&doc, Some(Pattern::PlainText), 200) else {
+        return;
+    };
     assert!(chunks.len() > 2);
     for pair in chunks.windows(2) {
         assert!(pair[1].overlap, "no overlap on chunk {}", pair[1].chunk_index);
@@ -92,7 +99,9 @@ fn plain_text_chunks_overlap_within_the_overlap_budget() {
 fn tables_repeat_their_header_and_keep_the_text_around_them_in_order() {
     let rows: String = (0..200).map(|i| format!("| {i} | concepto {i} | {}.00 |\n", i * 37)).collect();
     let doc = format!("Texto antes de la tabla.\n\n| Clave | Concepto | Importe |\n|---|---|---|\n{rows}\nNota al pie de la tabla.\n\n| A | B |\n|---|---|\n| x | y |\n");
-    let Some((chunks, _)) = chunk(&doc, Some(Pattern::GiantTable), 300) else { return };
+    let Some((chunks, _)) = chunk(&doc, Some(Pattern::GiantTable), 300) else {
+        return;
+    };
     assert_eq!(chunks[0].content, "Texto antes de la tabla.");
     let pieces: Vec<&Chunk> = chunks.iter().filter(|c| c.content.contains("| Concepto |")).collect();
     assert!(pieces.len() > 2, "table not split");
@@ -107,8 +116,11 @@ fn tables_repeat_their_header_and_keep_the_text_around_them_in_order() {
 #[test]
 fn a_table_row_longer_than_the_limit_is_split_by_cells_with_the_header() {
     let long_cell = paragraph(3, 400);
-    let doc = format!("| Regla | Texto | Nota |\n|---|---|---|\n| 1 | corto | a |\n| 2.1.1 | {long_cell} | {long_cell} |\n| 3 | corto | c |\n");
-    let Some((chunks, _)) = chunk(&doc, Some(Pattern::GiantTable), 200) else { return };
+    let doc =
+        format!("| Regla | Texto | Nota |\n|---|---|---|\n| 1 | corto | a |\n| 2.1.1 | {long_cell} | {long_cell} |\n| 3 | corto | c |\n");
+    let Some((chunks, _)) = chunk(&doc, Some(Pattern::GiantTable), 200) else {
+        return;
+    };
     let split: Vec<&Chunk> = chunks.iter().filter(|c| c.split).collect();
     assert!(split.len() >= 4, "long row not split");
     assert!(split.iter().all(|c| c.content.starts_with("| Regla | Texto | Nota |\n|---|---|---|\n")));
@@ -118,10 +130,14 @@ fn a_table_row_longer_than_the_limit_is_split_by_cells_with_the_header() {
 fn a_100_kb_line_and_a_50_000_character_word_respect_the_limit() {
     let line = paragraph(5, 15_000).replace('.', ",");
     assert!(line.len() > 100_000);
-    let Some((chunks, _)) = chunk(&line, None, 800) else { return };
+    let Some((chunks, _)) = chunk(&line, None, 800) else {
+        return;
+    };
     assert!(chunks.len() > 10);
     let word: String = "abcdefghijklmnopqrstuvwxyzáéíóú".chars().cycle().take(50_000).collect();
-    let Some((chunks, _)) = chunk(&word, None, 800) else { return };
+    let Some((chunks, _)) = chunk(&word, None, 800) else {
+        return;
+    };
     assert!(chunks.len() > 1 && chunks.iter().all(|c| c.split));
 }
 
@@ -138,12 +154,16 @@ fn malformed_markdown_is_chunked_without_losing_anything() {
         "# \n## \n### \n**\n****\n| |\n|-|\n".repeat(50),
     ];
     for doc in &cases {
-        let Some((chunks, _)) = chunk(doc, None, 128) else { return };
+        let Some((chunks, _)) = chunk(doc, None, 128) else {
+            return;
+        };
         if doc.trim().is_empty() {
             assert!(chunks.is_empty());
         }
     }
-    let Some((chunks, _)) = chunk(&cases[6], None, 800) else { return };
+    let Some((chunks, _)) = chunk(&cases[6], None, 800) else {
+        return;
+    };
     assert!(chunks[0].content.contains("IMAGE_DESCRIPTION: Escudo nacional"), "image description dropped");
 }
 
@@ -154,7 +174,9 @@ fn a_40_mb_document_is_chunked_under_the_limit() {
     assert!(doc.len() > 20_000_000, "{}", doc.len());
     let doc = format!("{doc}\n\nNota final.\n\n{doc}");
     assert!(doc.len() > 40_000_000);
-    let Some((chunks, _)) = chunk(&doc, None, 800) else { return };
+    let Some((chunks, _)) = chunk(&doc, None, 800) else {
+        return;
+    };
     assert_eq!(chunks[0].pattern, Pattern::GiantTable);
     assert!(chunks.iter().any(|c| c.content == "Nota final."));
 }
@@ -165,7 +187,9 @@ fn whitespace_before_a_special_token_counts_like_a_full_encode() {
     let doc = "= Valkyria Chronicles III =\nSenjō no Valkyria 3 : <unk> Chronicles (Japanese: 戦場のヴァルキュリア3), lit.\n<mask> at a line start, <s>twice</s> <pad> and\n\n<unk>";
     for max_tokens in [16, 24, 800] {
         for pattern in [None, Some(Pattern::PlainText)] {
-            let Some(_) = chunk(doc, pattern, max_tokens) else { return };
+            let Some(_) = chunk(doc, pattern, max_tokens) else {
+                return;
+            };
         }
     }
 }
@@ -177,7 +201,42 @@ fn characters_the_normaliser_deletes_do_not_shift_counts() {
     let doc = "\u{b}Primera línea\u{b}\n\nVISTOS: el oficio y,\u{b}\n\u{a0} \u{a0} \u{a0}CONSIDERANDO:\n\n\u{a0}\u{b}Que, se aprobó la resolución;\u{b}\n\nLey N° \u{b}\u{b}\u{b}32123, Ley de";
     for max_tokens in [16, 20, 44, 800] {
         for pattern in [None, Some(Pattern::BoldHeaders), Some(Pattern::PlainText)] {
-            let Some(_) = chunk(doc, pattern, max_tokens) else { return };
+            let Some(_) = chunk(doc, pattern, max_tokens) else {
+                return;
+            };
         }
+    }
+}
+
+/// Issue 9, row 3: U+0085 is a token for e5; lines that start with it used to be counted
+/// without it (64 reported, 84 real).
+#[test]
+fn next_line_characters_are_counted_and_kept() {
+    let doc: String = (1..=1500).map(|i| format!("\u{85}\u{94}{i}\n")).collect();
+    for max_tokens in [64, 800] {
+        let Some((chunks, tokenizer)) = chunk(&doc, Some(Pattern::PlainText), max_tokens) else {
+            return;
+        };
+        assert!(chunks.len() > 1);
+        // the checker recounts every chunk; also no U+0085 falls between chunks
+        let covered: usize = chunks.iter().map(|c| c.content.matches('\u{85}').count()).sum();
+        assert!(covered >= 1500, "{covered} of 1500 NEL characters in chunks");
+        assert!(!tokenizer.normalizes_to_blank('\u{85}'));
+        assert!(tokenizer.normalizes_to_blank('\u{a0}'));
+    }
+}
+
+/// Issue 9, rows 1-2: a long word and a long line of emoji split under the limit with
+/// nothing lost (the cost is measured by `cargo run -p dof_bench --bin hostile`).
+#[test]
+fn long_words_and_emoji_lines_split_exactly() {
+    let word = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo".repeat(3000);
+    let emoji = "👩‍👩‍👧‍👦🏳️‍🌈👍🏽🇲🇽".repeat(2000);
+    for (text, max_tokens) in [(word.as_str(), 64), (word.as_str(), 800), (emoji.as_str(), 16), (emoji.as_str(), 200)] {
+        let Some((chunks, _)) = chunk(text, None, max_tokens) else {
+            return;
+        };
+        let joined: String = chunks.iter().map(|c| c.content.as_str()).collect();
+        assert_eq!(joined, text, "pieces of a word concatenate back to it");
     }
 }

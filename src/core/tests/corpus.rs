@@ -16,17 +16,14 @@ use dof_core::tokenize::ModelTokenizer;
 /// and every word boundary is a token boundary.
 fn words_match_a_full_encode(tokenizer: &ModelTokenizer, text: &str) -> Result<(), String> {
     let text = text.trim_end();
-    let words = tokenizer.words(text, &mut || {}).map_err(|e| e.to_string())?;
+    let words = tokenizer.words(text, &|| {}).map_err(|e| e.to_string())?;
     let encoding = tokenizer.inner().encode(text, false).map_err(|e| e.to_string())?;
     let total: usize = words.iter().map(|w| w.tokens as usize).sum();
     if total != encoding.len() {
         return Err(format!("words sum to {total} tokens, a full encode gives {}", encoding.len()));
     }
-    let starts: HashSet<usize> = encoding
-        .get_offsets()
-        .iter()
-        .map(|&(start, end)| start + (text[start..end].len() - text[start..end].trim_start().len()))
-        .collect();
+    let starts: HashSet<usize> =
+        encoding.get_offsets().iter().map(|&(start, end)| start + (text[start..end].len() - text[start..end].trim_start().len())).collect();
     let ends: HashSet<usize> = encoding.get_offsets().iter().map(|&(_, end)| end).collect();
     // glue words span whitespace; a line word ending in a lone "▁" ends one byte past it
     let glue = |w: &dof_core::tokenize::Word| text[w.start..w.end.min(text.len())].trim().is_empty();
@@ -37,7 +34,9 @@ fn words_match_a_full_encode(tokenizer: &ModelTokenizer, text: &str) -> Result<(
 }
 
 fn run_folder(name: &str) {
-    let Some(tokenizer) = common::tokenizer() else { return };
+    let Some(tokenizer) = common::tokenizer() else {
+        return;
+    };
     let folder = common::corpora().join(name);
     if !folder.is_dir() {
         eprintln!("SKIPPED: corpus folder {} is absent", folder.display());

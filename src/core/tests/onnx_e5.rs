@@ -22,7 +22,9 @@ fn load() -> Option<(OnnxEmbedder, ModelSpec)> {
 
 #[test]
 fn a_paraphrase_is_closer_than_an_unrelated_sentence() {
-    let Some((mut embedder, spec)) = load() else { return };
+    let Some((mut embedder, spec)) = load() else {
+        return;
+    };
     assert_eq!(embedder.dimension(), 384);
     let query = format!("{}El SAT publicó la resolución miscelánea fiscal.", spec.query_prefix);
     let paraphrase = format!("{}El Servicio de Administración Tributaria dio a conocer las reglas fiscales del año.", spec.passage_prefix);
@@ -37,7 +39,9 @@ fn a_paraphrase_is_closer_than_an_unrelated_sentence() {
 
 #[test]
 fn batching_and_padding_do_not_change_a_vector() {
-    let Some((mut embedder, _)) = load() else { return };
+    let Some((mut embedder, _)) = load() else {
+        return;
+    };
     let short = "passage: Aviso de licitación.";
     let long = "passage: Se convoca a licitación pública nacional para la adquisición de medicamentos y material de curación.";
     let alone = embedder.embed(&[short], &mut || {}).unwrap();
@@ -47,7 +51,9 @@ fn batching_and_padding_do_not_change_a_vector() {
 
 #[test]
 fn text_longer_than_the_window_is_truncated_not_rejected() {
-    let Some((mut embedder, _)) = load() else { return };
+    let Some((mut embedder, _)) = load() else {
+        return;
+    };
     let long = "El Diario Oficial de la Federación publica decretos. ".repeat(300);
     let mut batches = 0;
     let vectors = embedder.embed(&[&long, "hola"], &mut || batches += 1).unwrap();
@@ -67,7 +73,9 @@ fn vector(value: &serde_json::Value) -> Vec<f32> {
 
 #[test]
 fn embeddings_match_the_python_onnx_runtime_reference() {
-    let Some((mut embedder, _)) = load() else { return };
+    let Some((mut embedder, _)) = load() else {
+        return;
+    };
     let golden = reference();
     for case in golden["independent"].as_array().unwrap() {
         let text = case["text"].as_str().unwrap();
@@ -79,7 +87,9 @@ fn embeddings_match_the_python_onnx_runtime_reference() {
 
 #[test]
 fn late_chunking_matches_the_python_reference_pooling() {
-    let Some((mut embedder, _)) = load() else { return };
+    let Some((mut embedder, _)) = load() else {
+        return;
+    };
     let late = &reference()["late"];
     let chunks: Vec<&str> = late["chunks"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
     let ours = embedder.embed_late(&chunks, &[], late["prefix"].as_str().unwrap(), &mut || {}).unwrap();
@@ -94,7 +104,9 @@ fn late_chunking_matches_the_python_reference_pooling() {
 
 #[test]
 fn late_chunking_over_many_windows_keeps_every_chunk() {
-    let Some((mut embedder, _)) = load() else { return };
+    let Some((mut embedder, _)) = load() else {
+        return;
+    };
     let chunks: Vec<String> = (0..60)
         .map(|i| format!("Artículo {i}. Se reforma la fracción {i} de la Ley Federal de Derechos para el ejercicio fiscal."))
         .chain(std::iter::once("palabra ".repeat(900))) // one chunk longer than a window

@@ -13,7 +13,10 @@ use crate::classify::is_bold_line;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum BlockKind {
-    Heading { level: u8, text: String },
+    Heading {
+        level: u8,
+        text: String,
+    },
     /// A paragraph that is bold from end to end: header metadata in DOF notices.
     BoldLine,
     Table(Table),
@@ -36,16 +39,25 @@ pub struct Block {
     pub span: Range<usize>,
 }
 
+/// Parser events between two calls of `interrupt` (a few milliseconds of parsing).
+const EVENTS_PER_INTERRUPT: usize = 4096;
+
 pub fn parse(text: &str) -> Vec<Block> {
-    let options = Options::ENABLE_TABLES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    parse_with(text, &|| {})
+}
+
+/// [`parse`] calling `interrupt` every few thousand parser events.
+pub fn parse_with(text: &str, interrupt: &dyn Fn()) -> Vec<Block> {
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     let mut blocks: Vec<Block> = Vec::new();
     let mut depth = 0usize;
     let mut open: Option<(BlockKind, Range<usize>)> = None;
     let mut table_rows: Vec<Range<usize>> = Vec::new();
-    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+    for (n, (event, range)) in Parser::new_ext(text, options).into_offset_iter().enumerate() {
+        if n % EVENTS_PER_INTERRUPT == 0 {
+            interrupt();
+        }
         match event {
             Event::Start(tag) => {
                 if depth == 0 {
@@ -84,13 +96,7 @@ pub fn parse(text: &str) -> Vec<Block> {
     cover_gaps(text, blocks)
 }
 
-fn finish_kind(
-    kind: BlockKind,
-    end: TagEnd,
-    text: &str,
-    span: &Range<usize>,
-    rows: &mut Vec<Range<usize>>,
-) -> BlockKind {
+fn finish_kind(kind: BlockKind, end: TagEnd, text: &str, span: &Range<usize>, rows: &mut Vec<Range<usize>>) -> BlockKind {
     match kind {
         BlockKind::Table(_) => {
             let rows: Vec<Range<usize>> = rows.drain(..).filter_map(|r| trim(text, r)).collect();
@@ -212,7 +218,7 @@ mod tests {
             }
         }
         for (i, c) in doc.char_indices() {
-            assert!(c.is_whitespace() || covered[i], "byte {i} ({c:?}) not covered");
+            assert!(crate::blank::is_blank(c) || covered[i], "byte {i} ({c:?}) not covered");
         }
     }
 }

@@ -2,8 +2,10 @@
 //! character fallback, and [`Measure`] — a document's words with prefix sums, so the size
 //! of any span is two binary searches instead of a re-tokenization.
 
+use std::cell::Cell;
 use std::ops::Range;
 
+use crate::blank::is_blank;
 use crate::tokenize::{ModelTokenizer, TokenizeError, Word};
 
 /// How chunk sizes are counted.
@@ -13,9 +15,18 @@ pub trait ChunkSizer {
     /// The text's words, in order, each with its size. A span from one word's start to a
     /// later word's end must measure exactly the sum of its words. `between_pieces` runs
     /// now and then on long texts (the SQL layer checks for cancellation there).
-    fn words(&self, text: &str, between_pieces: &mut dyn FnMut()) -> Result<Vec<Word>, TokenizeError>;
+    fn words(&self, text: &str, between_pieces: &dyn Fn()) -> Result<Vec<Word>, TokenizeError>;
     /// The exact size of `text` on its own.
     fn count(&self, text: &str) -> Result<usize, TokenizeError>;
+    /// Where the first `budget` units of `text` end (a byte offset on a char boundary), or
+    /// `None` when all of `text` is within the budget. One pass; a proposal that the caller
+    /// verifies with [`ChunkSizer::count`], since a prefix sized on its own can differ at its
+    /// end from the same characters in context.
+    fn prefix_end(&self, text: &str, budget: usize) -> Result<Option<usize>, TokenizeError>;
+    /// Whether this sizer gives `c` no units of its own (the tokenizer normalises it to
+    /// whitespace or deletes it): the invariant checker lets only such characters fall
+    /// outside every chunk.
+    fn is_blank(&self, c: char) -> bool;
 }
 
 impl ChunkSizer for ModelTokenizer {
@@ -23,12 +34,23 @@ impl ChunkSizer for ModelTokenizer {
         "tokenizer"
     }
 
-    fn words(&self, text: &str, between_pieces: &mut dyn FnMut()) -> Result<Vec<Word>, TokenizeError> {
+    fn words(&self, text: &str, between_pieces: &dyn Fn()) -> Result<Vec<Word>, TokenizeError> {
         ModelTokenizer::words(self, text, between_pieces)
     }
 
     fn count(&self, text: &str) -> Result<usize, TokenizeError> {
         ModelTokenizer::count(self, text)
+    }
+
+    fn prefix_end(&self, text: &str, budget: usize) -> Result<Option<usize>, TokenizeError> {
+        let tokens = self.encode(text, false)?;
+        // the first token past the budget starts where the prefix ends; byte-fallback
+        // tokens of one character share its offsets, so the cut stays on a char boundary
+        Ok(tokens.offsets.get(budget).map(|&(start, _)| text.floor_char_boundary(start)))
+    }
+
+    fn is_blank(&self, c: char) -> bool {
+        self.normalizes_to_blank(c)
     }
 }
 
@@ -43,16 +65,37 @@ impl ChunkSizer for CharacterSizer {
         "characters"
     }
 
-    fn words(&self, text: &str, _between_pieces: &mut dyn FnMut()) -> Result<Vec<Word>, TokenizeError> {
+    fn words(&self, text: &str, _between_pieces: &dyn Fn()) -> Result<Vec<Word>, TokenizeError> {
         Ok(whitespace_words(text).map(|w| Word { start: w.start, end: w.end, tokens: text[w].chars().count() as u32 + 1 }).collect())
     }
 
     fn count(&self, text: &str) -> Result<usize, TokenizeError> {
         Ok(whitespace_words(text).map(|w| text[w].chars().count() + 1).sum())
     }
+
+    fn prefix_end(&self, text: &str, budget: usize) -> Result<Option<usize>, TokenizeError> {
+        let mut size = 0;
+        let mut in_word = false;
+        for (at, c) in text.char_indices() {
+            if is_blank(c) {
+                in_word = false;
+                continue;
+            }
+            size += if in_word { 1 } else { 2 }; // a word's first character brings its +1
+            in_word = true;
+            if size > budget {
+                return Ok(Some(at));
+            }
+        }
+        Ok(None)
+    }
+
+    fn is_blank(&self, c: char) -> bool {
+        is_blank(c)
+    }
 }
 
-/// Byte spans of the whitespace-separated words of `text`.
+/// Byte spans of the blank-separated words of `text` ([`crate::blank`]).
 pub fn whitespace_words(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     let mut start: Option<usize> = None;
     text.char_indices().chain(std::iter::once((text.len(), ' '))).filter_map(move |(i, c)| {
@@ -72,11 +115,16 @@ pub struct Measure<'a> {
     words: Vec<Word>,
     /// `cumulative[i]` = size of words `0..i`.
     cumulative: Vec<u64>,
+    /// Runs before every count (the SQL layer checks for query cancellation there), so
+    /// packing and splitting, not only the measuring pass, stop within a count's time.
+    interrupt: &'a dyn Fn(),
+    /// Bytes per unit at the last [`Measure::prefix_end`] cut: sizes the next window.
+    bytes_per_unit: Cell<f64>,
 }
 
 impl<'a> Measure<'a> {
-    pub fn new(text: &'a str, sizer: &'a dyn ChunkSizer, between_pieces: &mut dyn FnMut()) -> Result<Self, TokenizeError> {
-        let words = sizer.words(text, between_pieces)?;
+    pub fn new(text: &'a str, sizer: &'a dyn ChunkSizer, interrupt: &'a dyn Fn()) -> Result<Self, TokenizeError> {
+        let words = sizer.words(text, interrupt)?;
         let mut cumulative = Vec::with_capacity(words.len() + 1);
         let mut total = 0u64;
         cumulative.push(0);
@@ -84,7 +132,7 @@ impl<'a> Measure<'a> {
             total += u64::from(word.tokens);
             cumulative.push(total);
         }
-        Ok(Self { text, sizer, words, cumulative })
+        Ok(Self { text, sizer, words, cumulative, interrupt, bytes_per_unit: Cell::new(4.0) })
     }
 
     pub fn text(&self) -> &'a str {
@@ -98,6 +146,7 @@ impl<'a> Measure<'a> {
     /// Exact size of `text[span]`: prefix sums when the span starts at a word's start and
     /// ends at a word's end, a fresh count of the slice otherwise (cuts inside a word).
     pub fn count(&self, span: Range<usize>) -> Result<usize, TokenizeError> {
+        (self.interrupt)();
         if span.start >= span.end {
             return Ok(0);
         }
@@ -119,6 +168,36 @@ impl<'a> Measure<'a> {
         first..past.max(first)
     }
 
+    /// Where the first `budget` units of `text[start..]` end, looking no further than
+    /// `limit`: tokenizes a window that grows until it holds more than `budget` units, so
+    /// the cost is proportional to the piece found, not to the rest of the text. `None`
+    /// when everything up to `limit` is within the budget (by that window's count).
+    pub fn prefix_end(&self, start: usize, limit: usize, budget: usize) -> Result<Option<usize>, TokenizeError> {
+        (self.interrupt)();
+        // the text being split is usually of one kind (a base64 run, a line of emoji):
+        // the last cut's density predicts the next; 1.25x leaves room for variation
+        let mut window = (budget as f64 * self.bytes_per_unit.get() * 1.25) as usize + 64;
+        loop {
+            let end = self.text.floor_char_boundary(start.saturating_add(window).min(limit));
+            if let Some(cut) = self.sizer.prefix_end(&self.text[start..end], budget)? {
+                self.bytes_per_unit.set((cut.max(1) as f64 / budget as f64).clamp(0.25, 64.0));
+                return Ok(Some(start + cut));
+            }
+            if end >= limit {
+                return Ok(None);
+            }
+            window = window.saturating_mul(2);
+        }
+    }
+
+    /// Whether `span` starts at a word's start and ends at a word's end, so that its count
+    /// is two lookups in the prefix sums rather than a tokenization.
+    pub fn is_clean(&self, span: Range<usize>) -> bool {
+        let first = self.words.partition_point(|w| w.start < span.start);
+        let past = self.words.partition_point(|w| w.end <= span.end);
+        self.words.get(first).is_some_and(|w| w.start == span.start) && past > first && self.words[past - 1].end == span.end
+    }
+
     pub fn word(&self, index: usize) -> Word {
         self.words[index]
     }
@@ -138,7 +217,7 @@ mod tests {
     #[test]
     fn character_sizer_is_additive_over_words() {
         let text = "uno  dos\ntres";
-        let measure = Measure::new(text, &CharacterSizer, &mut || {}).unwrap();
+        let measure = Measure::new(text, &CharacterSizer, &|| {}).unwrap();
         assert_eq!(measure.count(0..text.len()).unwrap(), 4 + 4 + 5);
         assert_eq!(measure.count(0..text.len()).unwrap(), CharacterSizer.count(text).unwrap());
         assert_eq!(measure.count(5..8).unwrap(), 4);

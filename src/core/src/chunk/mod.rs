@@ -15,6 +15,7 @@ mod strategy;
 
 use std::ops::Range;
 
+use crate::blank;
 use crate::classify::{Features, Pattern, Thresholds};
 use crate::tokenize::TokenizeError;
 use blocks::BlockKind;
@@ -25,7 +26,7 @@ pub use measure::CharacterSizer;
 
 /// Bump when chunk boundaries change for the same input and options: stored chunks
 /// record it, so re-chunking can be targeted.
-pub const CHUNKER_VERSION: &str = "1";
+pub const CHUNKER_VERSION: &str = "2";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChunkOptions {
@@ -51,7 +52,7 @@ pub const MIN_MAX_TOKENS: usize = 16;
 #[derive(Debug, thiserror::Error)]
 pub enum ChunkError {
     #[error("max_tokens must be at least {MIN_MAX_TOKENS}, got {0}")]
-    MaxTokensTooSmall(usize),
+    MaxTokensTooSmall(i64),
     #[error(transparent)]
     Tokenize(#[from] TokenizeError),
 }
@@ -80,26 +81,27 @@ pub struct Chunk {
 }
 
 pub fn chunk_document(text: &str, sizer: &dyn ChunkSizer, options: &ChunkOptions) -> Result<Vec<Chunk>, ChunkError> {
-    chunk_document_with(text, sizer, options, &mut || {})
+    chunk_document_with(text, sizer, options, &|| {})
 }
 
-/// [`chunk_document`] with a hook that runs between pieces of the measuring pass (about
-/// every 64 KB): the SQL layer checks for query cancellation there.
+/// [`chunk_document`] with a hook that runs often (every 64 KB of the measuring pass, every
+/// block parsed, every count while packing): the SQL layer checks for query cancellation
+/// there, so chunking any input stops within a fraction of a second of a cancel.
 pub fn chunk_document_with(
     text: &str,
     sizer: &dyn ChunkSizer,
     options: &ChunkOptions,
-    between_pieces: &mut dyn FnMut(),
+    interrupt: &dyn Fn(),
 ) -> Result<Vec<Chunk>, ChunkError> {
     if options.max_tokens < MIN_MAX_TOKENS {
-        return Err(ChunkError::MaxTokensTooSmall(options.max_tokens));
+        return Err(ChunkError::MaxTokensTooSmall(options.max_tokens as i64));
     }
     let pattern = options.pattern.unwrap_or_else(|| Features::of(text).pattern(&options.thresholds));
-    let (units, paths) = units(text);
+    let (units, paths) = units(text, interrupt);
     if units.is_empty() {
         return Ok(Vec::new());
     }
-    let measure = Measure::new(text, sizer, between_pieces)?;
+    let measure = Measure::new(text, sizer, interrupt)?;
     let packer = Packer { measure: &measure, max_tokens: options.max_tokens, tables_alone: pattern == Pattern::GiantTable };
     let overlap_tokens = options.overlap_tokens.min(options.max_tokens / 4);
     let pieces = strategy::pieces(pattern, &packer, &units, overlap_tokens)?;
@@ -107,11 +109,11 @@ pub fn chunk_document_with(
 }
 
 /// Blocks as packing units, with the heading path in force at each.
-fn units(text: &str) -> (Vec<Unit>, Vec<Vec<String>>) {
+fn units(text: &str, interrupt: &dyn Fn()) -> (Vec<Unit>, Vec<Vec<String>>) {
     let mut paths: Vec<Vec<String>> = vec![Vec::new()];
     let mut levels: [Option<String>; 3] = [None, None, None];
     let mut units = Vec::new();
-    for block in blocks::parse(text) {
+    for block in blocks::parse_with(text, interrupt) {
         let (kind, heading) = match block.kind {
             BlockKind::Heading { level, text: title } => {
                 if (1..=3).contains(&level) {
@@ -131,13 +133,7 @@ fn units(text: &str) -> (Vec<Unit>, Vec<Vec<String>>) {
     (units, paths)
 }
 
-fn assemble(
-    text: &str,
-    measure: &Measure,
-    pattern: Pattern,
-    pieces: Vec<Piece>,
-    paths: &[Vec<String>],
-) -> Result<Vec<Chunk>, ChunkError> {
+fn assemble(text: &str, measure: &Measure, pattern: Pattern, pieces: Vec<Piece>, paths: &[Vec<String>]) -> Result<Vec<Chunk>, ChunkError> {
     let char_offsets = CharOffsets::new(text, pieces.iter().flat_map(|p| [p.span.start, p.span.end]));
     pieces
         .into_iter()
@@ -145,10 +141,9 @@ fn assemble(
         .map(|(chunk_index, piece)| {
             let body = &text[piece.span.clone()];
             let (content, token_count) = match &piece.header {
-                Some(header) => (
-                    format!("{}\n{body}", &text[header.clone()]),
-                    measure.count(header.clone())? + measure.count(piece.span.clone())?,
-                ),
+                Some(header) => {
+                    (format!("{}\n{body}", &text[header.clone()]), measure.count(header.clone())? + measure.count(piece.span.clone())?)
+                }
                 None => (body.to_string(), measure.count(piece.span.clone())?),
             };
             Ok(Chunk {
@@ -197,10 +192,10 @@ impl CharOffsets {
     }
 }
 
-/// `span` without leading and trailing whitespace, or `None` when nothing is left.
+/// `span` without leading and trailing blanks ([`crate::blank`]), or `None` when nothing is left.
 pub(crate) fn trim(text: &str, span: Range<usize>) -> Option<Range<usize>> {
     let slice = &text[span.clone()];
-    let start = span.start + (slice.len() - slice.trim_start().len());
-    let end = span.end - (slice.len() - slice.trim_end().len());
+    let start = span.start + (slice.len() - blank::trim_start(slice).len());
+    let end = span.end - (slice.len() - blank::trim_end(slice).len());
     (start < end).then_some(start..end)
 }

@@ -53,12 +53,7 @@ pub struct Window {
 
 /// Cuts `0..total_tokens` into windows of at most `capacity` document tokens (less the
 /// front matter's `front_len(chunk)` tokens after the first window).
-pub fn plan_windows(
-    spans: &[Range<usize>],
-    total_tokens: usize,
-    capacity: usize,
-    front_len: &dyn Fn(usize) -> usize,
-) -> Vec<Window> {
+pub fn plan_windows(spans: &[Range<usize>], total_tokens: usize, capacity: usize, front_len: &dyn Fn(usize) -> usize) -> Vec<Window> {
     if total_tokens <= capacity {
         return vec![Window { tokens: 0..total_tokens, front_of: None }];
     }

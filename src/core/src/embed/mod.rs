@@ -36,6 +36,9 @@ pub enum EmbedError {
     DimensionMismatch { name: String, registered: usize, actual: usize },
     #[error("{0}")]
     InvalidInput(String),
+    /// The run was terminated because `OnnxOptions::interrupt_pending` said so.
+    #[error("embedding interrupted")]
+    Interrupted,
 }
 
 /// Something that turns texts into unit vectors of a fixed dimension.

@@ -66,6 +66,14 @@ impl ModelSpec {
         })
     }
 
+    /// Whether `file` resolves inside the model folder: relative, with no `..` component.
+    /// Only a superuser may use other paths (the SQL layer checks), so that a user cannot
+    /// make the server open files outside `pg_dof.model_dir`.
+    pub fn stays_in_model_dir(file: &str) -> bool {
+        let path = Path::new(file);
+        !file.is_empty() && path.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir))
+    }
+
     /// The default model's layout: `<model_dir>/<name>/{model.onnx,tokenizer.json}`, e5
     /// prefixes, 384 dimensions, 512 positions.
     pub fn e5_in_dir(model_dir: &Path, name: &str) -> Result<Self, EmbedError> {
@@ -76,10 +84,8 @@ impl ModelSpec {
 
 /// Model names are identifiers in SQL and folder names on disk: `[A-Za-z0-9._-]`, no `..`.
 pub fn validate_name(name: &str) -> Result<(), EmbedError> {
-    let valid = !name.is_empty()
-        && name != "."
-        && name != ".."
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    let valid =
+        !name.is_empty() && name != "." && name != ".." && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
     if valid {
         Ok(())
     } else {
@@ -90,6 +96,15 @@ pub fn validate_name(name: &str) -> Result<(), EmbedError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_relative_paths_without_parent_steps_stay_in_the_model_dir() {
+        assert!(ModelSpec::stays_in_model_dir("multilingual-e5-small/tokenizer.json"));
+        assert!(ModelSpec::stays_in_model_dir("./m/model.onnx"));
+        for outside in ["/etc/passwd", "../secret.json", "m/../../x", ""] {
+            assert!(!ModelSpec::stays_in_model_dir(outside), "{outside}");
+        }
+    }
 
     #[test]
     fn relative_files_resolve_under_the_model_dir_and_absolute_ones_stay() {

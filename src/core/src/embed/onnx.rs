@@ -5,10 +5,12 @@
 //! the same session serves whole-text embeddings and late chunking.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use ort::environment::Environment;
-use ort::session::{Session, SessionInputValue};
+use ort::session::{RunOptions, Session, SessionInputValue};
 use ort::value::Tensor;
 
 use super::late::{concatenate, plan_windows, token_spans};
@@ -30,13 +32,22 @@ pub struct OnnxOptions {
     /// Upper bound on `batch × padded length` per model call, so a batch of long texts
     /// does not allocate attention for all of them at once.
     pub batch_tokens: usize,
+    /// Polled from a watcher thread while the model runs: when it says true, the run is
+    /// terminated (ONNX Runtime's `RunOptions::terminate`) and the caller's hook decides
+    /// what to raise. Must be safe to call from any thread (PostgreSQL's
+    /// `InterruptPending` is a `sig_atomic_t`). A batch of 16 windows takes seconds on two
+    /// cores, so checking only between batches cancelled 2-4 s late.
+    pub interrupt_pending: Option<fn() -> bool>,
 }
 
 impl Default for OnnxOptions {
     fn default() -> Self {
-        Self { intra_threads: 1, max_positions: 512, batch_tokens: 16 * 512 }
+        Self { intra_threads: 1, max_positions: 512, batch_tokens: 16 * 512, interrupt_pending: None }
     }
 }
+
+/// How often the watcher thread polls `interrupt_pending` during a model run.
+const INTERRUPT_POLL: Duration = Duration::from_millis(10);
 
 pub struct OnnxEmbedder {
     session: Session,
@@ -49,12 +60,7 @@ pub struct OnnxEmbedder {
 impl OnnxEmbedder {
     /// Loads ONNX Runtime (once per process) and the model, and runs one probe input to
     /// learn and check the output dimension.
-    pub fn load(
-        runtime_library: &Path,
-        model: &Path,
-        tokenizer: Arc<ModelTokenizer>,
-        options: OnnxOptions,
-    ) -> Result<Self, EmbedError> {
+    pub fn load(runtime_library: &Path, model: &Path, tokenizer: Arc<ModelTokenizer>, options: OnnxOptions) -> Result<Self, EmbedError> {
         let environment = environment(runtime_library)?;
         if !model.is_file() {
             return Err(EmbedError::ModelMissing { path: model.to_path_buf() });
@@ -62,10 +68,7 @@ impl OnnxEmbedder {
         let model_error = |reason: String| EmbedError::ModelLoad { path: model.to_path_buf(), reason };
         let threads = options.intra_threads.max(1);
         let session = with_signals_blocked(|| -> ort::Result<Session> {
-            Session::builder(environment)?
-                .with_intra_threads(threads)?
-                .with_inter_threads(1)?
-                .commit_from_file(model)
+            Session::builder(environment)?.with_intra_threads(threads)?.with_inter_threads(1)?.commit_from_file(model)
         })
         .map_err(|e| model_error(e.to_string()))?;
         if session.inputs().iter().all(|input| input.name() != "input_ids") {
@@ -203,7 +206,32 @@ impl OnnxEmbedder {
             let types = vec![0i64; batch * width];
             inputs.push(("token_type_ids", Tensor::from_array((shape, types)).map_err(inference)?.into()));
         }
-        let outputs = self.session.run(inputs).map_err(inference)?;
+        let run_options = RunOptions::new().map_err(inference)?;
+        let outputs = match self.options.interrupt_pending {
+            None => self.session.run_with_options(inputs, &run_options).map_err(inference)?,
+            Some(pending) => {
+                let finished = AtomicBool::new(false);
+                let session = &mut self.session;
+                std::thread::scope(|scope| {
+                    // spawned with signals blocked, so they still reach the backend's thread
+                    with_signals_blocked(|| {
+                        scope.spawn(|| {
+                            while !finished.load(Ordering::Acquire) {
+                                if pending() {
+                                    let _ = run_options.terminate();
+                                    return;
+                                }
+                                std::thread::sleep(INTERRUPT_POLL);
+                            }
+                        })
+                    });
+                    let outputs = session.run_with_options(inputs, &run_options);
+                    finished.store(true, Ordering::Release);
+                    outputs
+                })
+                .map_err(|e| if pending() { EmbedError::Interrupted } else { inference(e) })?
+            }
+        };
         let (out_shape, states) = outputs[0].try_extract_tensor::<f32>().map_err(inference)?;
         let dims: Vec<i64> = out_shape.iter().copied().collect();
         if dims.len() != 3 || dims[0] as usize != batch || dims[1] as usize != width || dims[2] <= 0 {
@@ -260,8 +288,8 @@ fn environment(library: &Path) -> Result<&'static Environment, EmbedError> {
     }
     let load_error = |reason: String| EmbedError::RuntimeLoad { path: library.to_path_buf(), reason };
     let builder = ort::init_from(library).map_err(|e| load_error(e.to_string()))?;
-    let environment = with_signals_blocked(|| builder.with_name("pg_dof").with_telemetry(false).build())
-        .map_err(|e| load_error(e.to_string()))?;
+    let environment =
+        with_signals_blocked(|| builder.with_name("pg_dof").with_telemetry(false).build()).map_err(|e| load_error(e.to_string()))?;
     Ok(ENVIRONMENT.get_or_init(|| environment))
 }
 

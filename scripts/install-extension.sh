@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Release build of the extension into PostgreSQL, with the frozen install scripts of
+# earlier versions (sql/releases/: `CREATE EXTENSION pg_dof VERSION '0.1.0'` and the
+# upgrade test need them; cargo pgrx install copies only the current version's script and
+# the upgrade scripts sql/pg_dof--A--B.sql).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+. "$here/config.sh"
+cd "$here/.."
+cargo pgrx install --release --pg-config "$PG_CONFIG" >/dev/null
+install -m 644 sql/releases/pg_dof--*.sql "$("$PG_CONFIG" --sharedir)/extension/"
+echo "pg_dof $(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1) installed into $("$PG_CONFIG" --pkglibdir)"

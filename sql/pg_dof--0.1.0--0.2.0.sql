@@ -1,0 +1,240 @@
+-- pg_dof 0.1.0 -> 0.2.0 (ALTER EXTENSION pg_dof UPDATE TO '0.2.0').
+-- Every statement here leaves the catalog as a fresh 0.2.0 install has it; the upgrade
+-- test tier (tests/upgrade/) checks that and that stored documents stay searchable.
+\echo Use "ALTER EXTENSION pg_dof UPDATE TO '0.2.0'" to load this file. \quit
+
+-- The queue shows a role only the rows of documents it can see (it showed every row and
+-- error to anyone who could read it).
+ALTER TABLE dof_queue ENABLE ROW LEVEL SECURITY;
+CREATE POLICY dof_queue_follows_documents ON dof_queue
+    USING (EXISTS (SELECT 1 FROM dof_documents d WHERE d.id = dof_queue.document_id));
+
+-- dof_register_model checks the caller's privilege on dof_models before opening a file.
+-- dof_documents_after tells an inline insert of a large document about deferred indexing.
+-- dof_process_queue refuses batch_size < 1 (0 looped forever) and a negative max_batches.
+-- The search functions refuse NULL and out-of-range k, candidate_pool and rrf_k (NULL k
+-- returned every row, NULL rrf_k NULL scores) and a zero or NaN query_embedding.
+-- (Chunk boundaries changed: dof_chunker_version() is now 2; CALL dof_backfill() re-chunks.)
+
+CREATE OR REPLACE FUNCTION dof_register_model(name text, model_file text, tokenizer_file text,
+                                   query_prefix text DEFAULT '', passage_prefix text DEFAULT '',
+                                   max_positions integer DEFAULT 512, make_default boolean DEFAULT false)
+    RETURNS dof_models
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    probed integer;
+    registered dof_models;
+BEGIN
+    -- the permission check before any file is opened
+    IF NOT has_table_privilege('dof_models', 'INSERT, UPDATE') THEN
+        RAISE EXCEPTION 'permission denied to register models' USING ERRCODE = 'insufficient_privilege',
+            HINT = 'registering a model needs INSERT and UPDATE on dof_models';
+    END IF;
+    probed := dof_probe_model_internal(name, model_file, tokenizer_file, max_positions);
+    IF probed > 2000 THEN
+        RAISE EXCEPTION 'model "%" has % dimensions, over the 2000 that an HNSW index on vector supports', name, probed
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'store its embeddings as halfvec (HNSW supports up to 4000 dimensions) or pick a smaller model';
+    END IF;
+    IF make_default THEN
+        UPDATE dof_models SET is_default = false WHERE is_default;
+    END IF;
+    INSERT INTO dof_models AS m (name, kind, model_file, tokenizer_file, dimension, max_positions,
+                                 query_prefix, passage_prefix, revision, is_default)
+    VALUES (name, 'onnx', model_file, tokenizer_file, probed, max_positions, query_prefix, passage_prefix,
+            to_char(clock_timestamp(), 'YYYYMMDD"T"HH24MISS.US'), make_default)
+    ON CONFLICT ON CONSTRAINT dof_models_pkey DO UPDATE
+        SET model_file = excluded.model_file, tokenizer_file = excluded.tokenizer_file,
+            dimension = excluded.dimension, max_positions = excluded.max_positions,
+            query_prefix = excluded.query_prefix, passage_prefix = excluded.passage_prefix,
+            revision = excluded.revision, is_default = excluded.is_default OR m.is_default
+    RETURNING * INTO registered;
+    RETURN registered;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dof_documents_after() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF TG_OP = 'UPDATE' AND NEW.body = OLD.body AND NEW.collection = OLD.collection THEN
+        UPDATE dof_chunks SET metadata = NEW.metadata WHERE document_id = NEW.id;  -- metadata only
+        RETURN NULL;
+    END IF;
+    IF (SELECT deferred FROM dof_collections WHERE name = NEW.collection) THEN
+        INSERT INTO dof_queue (document_id) VALUES (NEW.id)
+        ON CONFLICT (document_id) DO UPDATE SET status = 'queued', error = NULL, queued_at = now(), processed_at = NULL;
+    ELSE
+        IF octet_length(NEW.body) > 1000000 THEN
+            -- embedding is ~2,000 tokens/s per core: a large body holds the transaction for minutes
+            RAISE NOTICE 'indexing a % MB document inside this transaction', round(octet_length(NEW.body) / 1e6, 1)
+                USING HINT = 'a deferred collection (dof_collections.deferred) indexes it later with CALL dof_process_queue(), committing per batch';
+        END IF;
+        PERFORM dof_index_document(NEW.id);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE PROCEDURE dof_process_queue(batch_size integer DEFAULT 10, max_batches integer DEFAULT NULL)
+    LANGUAGE plpgsql AS $$
+DECLARE
+    item record;
+    batches integer := 0;
+    done integer := 0;
+    failed integer := 0;
+    remaining bigint;
+BEGIN
+    IF batch_size IS NULL OR batch_size < 1 OR max_batches < 0 THEN
+        RAISE EXCEPTION 'batch_size must be at least 1 and max_batches not negative (got %, %)',
+                        coalesce(batch_size::text, 'NULL'), coalesce(max_batches::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are batch_size 10, max_batches NULL (until the queue is empty)';
+    END IF;
+    LOOP
+        EXIT WHEN max_batches IS NOT NULL AND batches >= max_batches;
+        PERFORM 1 FROM @extschema@.dof_queue WHERE status = 'queued' LIMIT 1;
+        EXIT WHEN NOT FOUND;
+        FOR item IN SELECT document_id FROM @extschema@.dof_queue WHERE status = 'queued' ORDER BY queued_at, document_id LIMIT batch_size LOOP
+            BEGIN
+                PERFORM @extschema@.dof_index_document(item.document_id);
+                UPDATE @extschema@.dof_queue SET status = 'done', error = NULL, attempts = attempts + 1, processed_at = now()
+                WHERE document_id = item.document_id;
+                done := done + 1;
+            EXCEPTION WHEN query_canceled THEN
+                RAISE;
+            WHEN OTHERS THEN
+                UPDATE @extschema@.dof_queue SET status = 'failed', error = SQLERRM, attempts = attempts + 1, processed_at = now()
+                WHERE document_id = item.document_id;
+                failed := failed + 1;
+            END;
+        END LOOP;
+        batches := batches + 1;
+        COMMIT;
+        SELECT count(*) INTO remaining FROM @extschema@.dof_queue WHERE status = 'queued';
+        RAISE NOTICE 'dof_process_queue: batch %, % done, % failed, % queued', batches, done, failed, remaining;
+    END LOOP;
+    IF done > 0 THEN
+        ANALYZE @extschema@.dof_chunks;  -- the text leg's BM25 reads IDFs from these statistics
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
+                                  filter jsonb DEFAULT NULL, query_embedding vector DEFAULT NULL)
+    RETURNS TABLE (chunk_id bigint, distance double precision, rank integer)
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT SET hnsw.iterative_scan = 'relaxed_order'
+    SET hnsw.ef_search = 400 AS $$
+DECLARE
+    settings dof_collections := dof_collection(collection);
+    query_vector vector := coalesce(query_embedding, dof_embed_query(query, settings.model));
+BEGIN
+    IF query_vector IS NULL THEN
+        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'pass the query text, or its vector as query_embedding';
+    END IF;
+    IF k IS NULL OR k < 1 THEN
+        RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- cosine distance to a zero (or NaN) vector is NaN: every row would tie, in no order
+    IF NOT vector_norm(query_vector) > 0 OR vector_norm(query_vector) = 'Infinity' THEN
+        RAISE EXCEPTION 'query_embedding has no direction (its norm is %)', vector_norm(query_vector)
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero, finite vector, e.g. dof_embed_query(query)';
+    END IF;
+    RETURN QUERY
+    SELECT hits.id, hits.distance, (row_number() OVER (ORDER BY hits.distance, hits.id))::integer
+    FROM (SELECT c.id, (c.embedding <=> query_vector)::double precision AS distance
+          FROM dof_chunks c
+          WHERE (dof_vector_search.collection IS NULL OR c.collection = dof_vector_search.collection)
+            AND (filter IS NULL OR c.metadata @> filter)
+          ORDER BY c.embedding <=> query_vector
+          LIMIT k) hits
+    ORDER BY hits.distance, hits.id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
+                                filter jsonb DEFAULT NULL, ranking text DEFAULT 'bm25',
+                                match_terms text DEFAULT 'any')
+    RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    settings dof_collections := dof_collection(collection);
+    query_terms tsquery := websearch_to_tsquery(settings.text_search_config, query);
+    match_query tsquery := query_terms;
+    lexemes text[];
+    idfs double precision[];
+    chunks double precision[];
+    average_length double precision;
+BEGIN
+    IF query IS NULL THEN
+        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF k IS NULL OR k < 1 THEN
+        RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF ranking IS NULL OR ranking NOT IN ('bm25', 'ts_rank_cd') THEN
+        RAISE EXCEPTION 'unknown ranking "%"', ranking USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'use ''bm25'' or ''ts_rank_cd''';
+    END IF;
+    IF match_terms IS NULL OR match_terms NOT IN ('any', 'all') THEN
+        RAISE EXCEPTION 'unknown match_terms "%"', match_terms USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'use ''any'' or ''all''';
+    END IF;
+    IF ranking = 'bm25' OR match_terms = 'any' THEN
+        SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms);
+    END IF;
+    IF match_terms = 'any' THEN
+        match_query := dof_any_terms_query(query_terms, lexemes, idfs, chunks);
+    END IF;
+    RETURN QUERY
+    SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
+    FROM (SELECT c.id,
+                 CASE WHEN ranking = 'bm25'
+                      THEN dof_bm25_internal(c.tsv, c.token_count, lexemes, idfs, average_length, 1.2, 0.75, 2.0)
+                      ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
+          FROM dof_chunks c
+          WHERE c.tsv @@ match_query
+            AND (dof_text_search.collection IS NULL OR c.collection = dof_text_search.collection)
+            AND (filter IS NULL OR c.metadata @> filter)
+          ORDER BY score DESC, c.id
+          LIMIT k) hits
+    ORDER BY hits.score DESC, hits.id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
+                                  filter jsonb DEFAULT NULL, candidate_pool integer DEFAULT 50,
+                                  rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false,
+                                  query_embedding vector DEFAULT NULL, ranking text DEFAULT 'bm25',
+                                  match_terms text DEFAULT 'any')
+    RETURNS TABLE (chunk_id bigint, document_id bigint, source_id text, heading_path text[], content text,
+                   score double precision, vector_rank integer, text_rank integer)
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    vector_ids bigint[];
+    text_ids bigint[];
+BEGIN
+    -- NULLs are refused too: LIMIT NULL would return every row, rrf_k NULL NULL scores
+    IF k IS NULL OR k < 1 OR candidate_pool IS NULL OR candidate_pool < 1 OR candidate_pool > 100000
+       OR rrf_k IS NULL OR rrf_k < 0 OR rrf_k > 1000000 OR dedup_by_source IS NULL THEN
+        RAISE EXCEPTION 'k must be at least 1, candidate_pool between 1 and 100000, rrf_k between 0 and 1000000 and dedup_by_source not NULL (got k %, candidate_pool %, rrf_k %, dedup_by_source %)',
+                        coalesce(k::text, 'NULL'), coalesce(candidate_pool::text, 'NULL'), coalesce(rrf_k::text, 'NULL'),
+                        coalesce(dedup_by_source::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are k 10, candidate_pool 50, rrf_k 60';
+    END IF;
+    SELECT array_agg(v.chunk_id ORDER BY v.rank) INTO vector_ids
+    FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
+    SELECT array_agg(t.chunk_id ORDER BY t.rank) INTO text_ids
+    FROM dof_text_search(query, greatest(candidate_pool, k), collection, filter, ranking, match_terms) t;
+    RETURN QUERY
+    SELECT best.id, best.document_id, best.source_id, best.heading_path, best.content,
+           best.score, best.vector_rank, best.text_rank
+    FROM (SELECT DISTINCT ON (CASE WHEN dedup_by_source THEN c.document_id ELSE c.id END)
+                 c.id, c.document_id, d.source_id, c.heading_path, c.content, f.score, f.vector_rank, f.text_rank
+          FROM dof_rrf(coalesce(vector_ids, '{}'), coalesce(text_ids, '{}'), rrf_k) f
+          JOIN dof_chunks c ON c.id = f.id
+          JOIN dof_documents d ON d.id = c.document_id
+          ORDER BY CASE WHEN dedup_by_source THEN c.document_id ELSE c.id END, f.score DESC, c.id) best
+    ORDER BY best.score DESC, best.id
+    LIMIT k;
+END
+$$;

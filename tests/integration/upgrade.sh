@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Integration: a 0.1.0 install (the frozen script in sql/releases/) with documents, updated
+# by ALTER EXTENSION pg_dof UPDATE, has the catalog of a fresh install of the current
+# version (tests/integration/catalog.sql), keeps every document and chunk, and answers the
+# same searches as before the update. Real model, real pgvector, the local cluster.
+set -uo pipefail
+here="$(cd "$(dirname "$0")/../../scripts" && pwd)"
+tests="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+q() { PG_DOF_DB="$db" "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
+passed=0; failed=0
+check() { if [ "$1" = "$2" ]; then passed=$((passed + 1)); echo "ok: $3"; else failed=$((failed + 1)); echo "FAILED: $3 (got '$1', want '$2')"; fi; }
+current="$(sed -n 's/^version = "\(.*\)"/\1/p' "$repo/Cargo.toml" | head -1)"
+
+for db in pg_dof_upgrade pg_dof_fresh; do
+  PG_DOF_DB=postgres "$here/cluster.sh" psql -X -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+done
+db=pg_dof_fresh
+q -c "SET client_min_messages = warning; CREATE EXTENSION pg_dof CASCADE"
+db=pg_dof_upgrade
+q -c "SET client_min_messages = warning; CREATE EXTENSION vector; CREATE EXTENSION pg_dof VERSION '0.1.0'"
+check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "0.1.0" "0.1.0 installs from the frozen script"
+for f in "$repo"/samples/*.md; do
+  q -v id="$(basename "$f" .md)" -v body="$(cat "$f")" -c "INSERT INTO dof_documents (source_id, body) VALUES (:'id', :'body')"
+done
+q -c "ANALYZE dof_chunks"
+searches="SELECT string_agg(chunk_id::text, ',' ORDER BY score DESC, chunk_id) FROM dof_hybrid_search('tipo de cambio del dólar', k => 5)
+UNION ALL SELECT string_agg(chunk_id::text, ',' ORDER BY rank) FROM dof_text_search('etiquetado', k => 5)"
+counts="SELECT (SELECT count(*) FROM dof_documents) || '/' || (SELECT count(*) FROM dof_chunks WHERE embedding IS NOT NULL)"
+before_search="$(q -c "$searches")"; before_counts="$(q -c "$counts")"
+q -c "ALTER EXTENSION pg_dof UPDATE"
+check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "$current" "ALTER EXTENSION pg_dof UPDATE reaches $current"
+check "$(q -c "$counts")" "$before_counts" "every document and chunk kept (documents/embedded chunks)"
+check "$(q -c "$searches")" "$before_search" "the same searches give the same chunks after the update"
+upgraded="$(mktemp)"; fresh="$(mktemp)"
+q -f "$tests/catalog.sql" > "$upgraded"
+db=pg_dof_fresh
+q -f "$tests/catalog.sql" > "$fresh"
+if diff "$fresh" "$upgraded" > /dev/null; then
+  check same same "the updated catalog equals a fresh $current install ($(wc -l < "$fresh") objects and definitions)"
+else
+  diff "$fresh" "$upgraded" | cut -c1-300 | head -40
+  check differs same "the updated catalog equals a fresh $current install"
+fi
+rm -f "$upgraded" "$fresh"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

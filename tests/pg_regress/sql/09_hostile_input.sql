@@ -1,0 +1,58 @@
+-- Issue 9: hostile input gets exact counts, clear errors with SQLSTATEs, and no file leak.
+\set SHOW_CONTEXT never
+\set VERBOSITY default
+
+-- U+0085 (NEL) is a token for e5 though Unicode calls it whitespace: every chunk fits
+-- and its token_count equals a fresh count of its content (the whole content as one
+-- 'small' chunk), at 64 tokens and through the 800-token default
+CREATE TEMP TABLE nel AS
+SELECT string_agg(concat(E'\u0085\u0094', i, E'\n'), '') AS body FROM generate_series(1, 1500) i;
+SELECT max_tokens, count(*) > 1 AS several_chunks, max(c.token_count) <= max_tokens AS within_limit,
+       bool_and(c.token_count = (SELECT sum(r.token_count) FROM dof_chunk(c.content, 100000, 0, 'small') r)) AS counts_exact,
+       sum(c.char_end - c.char_start) >= length(replace(replace(nel.body, E'\n', ''), ' ', '')) AS spans_cover_text
+FROM nel, (VALUES (64), (800)) AS m(max_tokens), LATERAL dof_chunk(nel.body, max_tokens, 0) c
+GROUP BY max_tokens ORDER BY max_tokens;
+
+-- a long word (a base64 image) and emoji on one line: split exactly, quickly
+SELECT count(*) AS pieces, max(token_count) <= 64 AS within_limit,
+       string_agg(content, '' ORDER BY chunk_index) = repeat('a', 200000) AS nothing_lost
+FROM dof_chunk(repeat('a', 200000), 64, 0);
+SELECT max(token_count) <= 16 AS within_limit, count(*) > 100 AS many
+FROM dof_chunk(repeat(E'\U0001F469\u200D\U0001F469\u200D\U0001F467\U0001F1F2\U0001F1FD', 2000), 16, 8);
+
+-- NULL and out-of-range arguments name the argument and the value given
+SELECT * FROM dof_chunk('x', NULL);
+SELECT * FROM dof_chunk('x', 800, NULL);
+SELECT * FROM dof_chunk('x', -5);
+SELECT * FROM dof_embed(NULL);
+SELECT * FROM dof_embed_late(NULL);
+SELECT * FROM dof_hybrid_search('impuesto', rrf_k => NULL);
+SELECT * FROM dof_hybrid_search('impuesto', k => NULL);
+SELECT * FROM dof_hybrid_search('impuesto', rrf_k => 2147483647);
+SELECT * FROM dof_vector_search('impuesto', k => NULL);
+SELECT * FROM dof_text_search('impuesto', k => NULL);
+SELECT * FROM dof_vector_search('impuesto', query_embedding => array_fill(0, ARRAY[384])::vector);
+CALL dof_process_queue(0);
+CALL dof_process_queue(-1);
+CALL dof_process_queue(10, -1);
+
+-- headings inside fenced code are code: not an h2_compound
+SELECT dof_classify(E'```markdown\n' || repeat(E'## no es título\n', 600) || E'```\n') AS fenced_headings;
+
+-- model and tokenizer paths: a non-superuser cannot leave pg_dof.model_dir, and the
+-- refusal comes before the file is looked at (an existing and a missing path answer alike)
+CREATE ROLE dof_regress_hostile;
+SET ROLE dof_regress_hostile;
+SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/etc/passwd');
+SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/no/such/file.json');
+SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '../../../../etc/passwd');
+SELECT dof_probe_model_internal('x', '/etc/passwd', '/etc/passwd', 512);
+SELECT dof_register_model('x', '/etc/passwd', '/etc/passwd');
+-- inside the model folder works as before
+SELECT count(*) AS chunks FROM dof_chunk_internal('una frase', 100, 0, NULL, 'multilingual-e5-small/tokenizer.json');
+RESET ROLE;
+DROP ROLE dof_regress_hostile;
+-- a superuser may name any file, but a file that is not a tokenizer is not quoted back
+SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/etc/passwd');
+-- the backend is still here
+SELECT count(*) AS still_chunks FROM dof_chunk('# Aviso\n\nTexto.');
