@@ -6,6 +6,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 log "chunking: pg_dof vs raw tokenizers encode vs text-splitter (single thread, e5 tokenizer, 800 tokens)"
 cargo run --release -q -p dof_bench --bin chunking
+log "hostile shapes: chunking throughput vs real prose (target: within 10x), single thread"
+cargo run --release -q -p dof_bench --bin hostile
 log "the seed's tables on the shared corpora"
 cargo run --release -q -p dof_bench --bin corpus_report
 log "embedding: dof_embed in the backend vs Python ONNX Runtime; late vs independent; first-call latency"
