@@ -11,12 +11,12 @@ SELECT line FROM (
            || ' comment=' || coalesce(obj_description(p.oid, 'pg_proc'), '') AS line
     FROM members m JOIN pg_proc p ON m.classid = 'pg_proc'::regclass AND p.oid = m.objid
     UNION ALL
-    SELECT 'relation ' || c.relname || ' kind=' || c.relkind || ' rls=' || c.relrowsecurity
+    SELECT 'relation ' || c.relname || ' kind=' || c.relkind::text || ' rls=' || c.relrowsecurity
            || ' comment=' || coalesce(obj_description(c.oid, 'pg_class'), '')
            || ' columns=' || coalesce((SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
                                                       || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END
                                                       || coalesce(' default ' || pg_get_expr(ad.adbin, ad.adrelid), '')
-                                                      || CASE WHEN a.attidentity <> '' THEN ' identity ' || a.attidentity ELSE '' END,
+                                                      || CASE WHEN a.attidentity <> '' THEN ' identity ' || a.attidentity::text ELSE '' END,
                                                       ', ' ORDER BY a.attnum)
                                         FROM pg_attribute a LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
                                         WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '')
@@ -32,7 +32,7 @@ SELECT line FROM (
     SELECT 'trigger ' || pg_get_triggerdef(t.oid)
     FROM members m JOIN pg_trigger t ON m.classid = 'pg_class'::regclass AND t.tgrelid = m.objid AND NOT t.tgisinternal
     UNION ALL
-    SELECT 'policy ' || pol.polrelid::regclass || ' ' || pol.polname || ' ' || pol.polcmd || ' '
+    SELECT 'policy ' || pol.polrelid::regclass || ' ' || pol.polname || ' ' || pol.polcmd::text || ' '
            || coalesce(pg_get_expr(pol.polqual, pol.polrelid), '') || ' ' || coalesce(pg_get_expr(pol.polwithcheck, pol.polrelid), '')
     FROM members m JOIN pg_policy pol ON m.classid = 'pg_class'::regclass AND pol.polrelid = m.objid
     UNION ALL

@@ -21,8 +21,10 @@ db=pg_dof_upgrade
 q -c "SET client_min_messages = warning; CREATE EXTENSION vector; CREATE EXTENSION pg_dof VERSION '0.1.0'"
 check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "0.1.0" "0.1.0 installs from the frozen script"
 for f in "$repo"/samples/*.md; do
-  q -v id="$(basename "$f" .md)" -v body="$(cat "$f")" -c "INSERT INTO dof_documents (source_id, body) VALUES (:'id', :'body')"
+  # psql interpolates variables in input it reads, not in -c commands
+  echo "INSERT INTO dof_documents (source_id, body) VALUES (:'id', :'body')" | q -v id="$(basename "$f" .md)" -v body="$(cat "$f")"
 done
+check "$(q -c "SELECT count(*) FROM dof_documents")" "$(ls "$repo"/samples/*.md | wc -l)" "every sample is loaded before the update"
 q -c "ANALYZE dof_chunks"
 searches="SELECT string_agg(chunk_id::text, ',' ORDER BY score DESC, chunk_id) FROM dof_hybrid_search('tipo de cambio del dólar', k => 5)
 UNION ALL SELECT string_agg(chunk_id::text, ',' ORDER BY rank) FROM dof_text_search('etiquetado', k => 5)"
@@ -36,6 +38,7 @@ upgraded="$(mktemp)"; fresh="$(mktemp)"
 q -f "$tests/catalog.sql" > "$upgraded"
 db=pg_dof_fresh
 q -f "$tests/catalog.sql" > "$fresh"
+check "$(( $(wc -l < "$fresh") > 50 ))" "1" "the catalog query lists the extension's objects ($(wc -l < "$fresh") lines)"
 if diff "$fresh" "$upgraded" > /dev/null; then
   check same same "the updated catalog equals a fresh $current install ($(wc -l < "$fresh") objects and definitions)"
 else
