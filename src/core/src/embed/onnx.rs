@@ -34,9 +34,9 @@ pub struct OnnxOptions {
     pub batch_tokens: usize,
     /// Polled from a watcher thread while the model runs: when it says true, the run is
     /// terminated (ONNX Runtime's `RunOptions::terminate`) and the caller's hook decides
-    /// what to raise. Must be safe to call from any thread (PostgreSQL's
-    /// `InterruptPending` is a `sig_atomic_t`). A batch of 16 windows takes seconds on two
-    /// cores, so checking only between batches cancelled 2-4 s late.
+    /// what to raise. Must be safe to call from any thread (the SQL layer reads
+    /// PostgreSQL's `sig_atomic_t` cancel and die flags). A batch of 16 windows takes
+    /// seconds on two cores, so checking only between batches cancelled 2-4 s late.
     pub interrupt_pending: Option<fn() -> bool>,
 }
 
@@ -214,19 +214,22 @@ impl OnnxEmbedder {
                 let session = &mut self.session;
                 std::thread::scope(|scope| {
                     // spawned with signals blocked, so they still reach the backend's thread
-                    with_signals_blocked(|| {
+                    let watcher = with_signals_blocked(|| {
                         scope.spawn(|| {
                             while !finished.load(Ordering::Acquire) {
                                 if pending() {
                                     let _ = run_options.terminate();
                                     return;
                                 }
-                                std::thread::sleep(INTERRUPT_POLL);
+                                std::thread::park_timeout(INTERRUPT_POLL);
                             }
                         })
                     });
                     let outputs = session.run_with_options(inputs, &run_options);
+                    // wake the watcher now: a query embedding takes a few milliseconds, and
+                    // waiting out the poll interval would add up to 10 ms to each one
                     finished.store(true, Ordering::Release);
+                    watcher.thread().unpark();
                     outputs
                 })
                 .map_err(|e| if pending() { EmbedError::Interrupted } else { inference(e) })?
