@@ -94,17 +94,18 @@ pub fn raise_embed_error(error: EmbedError) -> ! {
             (ERRCODE_EXTERNAL_ROUTINE_EXCEPTION, "the server log may have ONNX Runtime's details".to_string())
         }
     };
-    let message = match &error {
-        // a parser's reason can quote the file it read: the server log gets it, the client not
-        EmbedError::ModelLoad { path, reason } => {
-            pgrx::log!("pg_dof: could not load model \"{}\": {reason}", path.display());
-            format!("could not load model \"{}\" (details in the server log)", path.display())
+    // a loader's reason can quote the file it read: the server log gets it, the client not
+    let unquoted = match &error {
+        EmbedError::ModelLoad { path, reason } => Some(("model", path, reason)),
+        EmbedError::Tokenizer(TokenizeError::Load { path, reason }) => Some(("tokenizer", path, reason)),
+        _ => None,
+    };
+    let message = match unquoted {
+        Some((what, path, reason)) => {
+            pgrx::log!("pg_dof: could not load {what} \"{}\": {reason}", path.display());
+            format!("could not load {what} \"{}\" (details in the server log)", path.display())
         }
-        EmbedError::Tokenizer(TokenizeError::Load { path, reason }) => {
-            pgrx::log!("pg_dof: could not load tokenizer \"{}\": {reason}", path.display());
-            format!("could not load tokenizer \"{}\" (details in the server log)", path.display())
-        }
-        _ => error.to_string(),
+        None => error.to_string(),
     };
     raise(code, message, Some(hint))
 }

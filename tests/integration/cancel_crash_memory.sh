@@ -4,14 +4,11 @@
 # the middle of a queue batch (recovery, nothing half-indexed, the queue resumes), and
 # backend memory after 1,000 repeated calls. Prints each measurement; "N passed, N failed".
 set -uo pipefail
-here="$(cd "$(dirname "$0")/../../scripts" && pwd)"
+. "$(dirname "$0")/common.bash"
 export PG_DOF_DB=pg_dof_hostile
-q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
-passed=0; failed=0
-check() { if [ "$1" = "$2" ]; then passed=$((passed + 1)); echo "ok: $3"; else failed=$((failed + 1)); echo "FAILED: $3 (got '$1', want '$2')"; fi; }
 now() { date +%s.%N; }
-"$here/cluster.sh" fresh
-log_file="$("$here/cluster.sh" dir)/postgresql.log"
+"$scripts/cluster.sh" fresh
+log_file="$("$scripts/cluster.sh" dir)/postgresql.log"
 
 # --- cancel latency: statement_timeout = 1 s on each long path -----------------------------
 timed() {  # timed NAME SQL [LATE]: runs SQL under a 1 s statement_timeout; checks 57014 within 1 + LATE s
@@ -101,5 +98,4 @@ check "$(( rss_1100 - rss_100 < 64 ))" "1" "RSS grows by less than 64 MB over 1,
 
 crashes=$(grep -cE 'terminated by signal 11|terminated by signal 6|PANIC' "$log_file" || true)
 check "$crashes" "0" "no segfault, abort or PANIC in the server log (the kill -9 was ours)"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

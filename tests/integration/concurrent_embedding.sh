@@ -3,14 +3,11 @@
 # backends that exit after loading ONNX Runtime — the server must log no crash.
 # Runs against the local cluster (scripts/cluster.sh); prints "N passed, N failed".
 set -uo pipefail
-here="$(cd "$(dirname "$0")/../../scripts" && pwd)"
+. "$(dirname "$0")/common.bash"
 export PG_DOF_DB=pg_dof_integration
-q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
-passed=0; failed=0
-check() { if [ "$1" = "$2" ]; then passed=$((passed + 1)); echo "ok: $3"; else failed=$((failed + 1)); echo "FAILED: $3 (got '$1', want '$2')"; fi; }
 
-"$here/cluster.sh" fresh
-log_file="$("$here/cluster.sh" dir)/postgresql.log"
+"$scripts/cluster.sh" fresh
+log_file="$("$scripts/cluster.sh" dir)/postgresql.log"
 log_start=$(wc -l < "$log_file")
 
 embed_sql="SELECT count(*) FILTER (WHERE vector_dims(embedding) = 384) FROM dof_embed(ARRAY(SELECT format('Artículo %s. Se reforma la ley federal de derechos en su fracción %s.', i, i) FROM generate_series(1, 40) i))"
@@ -41,5 +38,4 @@ check "$(q -c "SELECT vector_dims(dof_embed_query('sigo vivo'))")" "384" "the se
 crashes=$(tail -n +"$((log_start + 1))" "$log_file" | grep -cE 'terminated by signal|server process .* was terminated|all server processes terminated' || true)
 check "$crashes" "0" "no backend crashed (server log)"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

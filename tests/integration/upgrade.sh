@@ -4,20 +4,17 @@
 # version (tests/integration/catalog.sql), keeps every document and chunk, and answers the
 # same searches as before the update. Real model, real pgvector, the local cluster.
 set -uo pipefail
-here="$(cd "$(dirname "$0")/../../scripts" && pwd)"
+. "$(dirname "$0")/common.bash"
 tests="$(cd "$(dirname "$0")" && pwd)"
-repo="$(cd "$here/.." && pwd)"
-q() { PG_DOF_DB="$db" "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
-passed=0; failed=0
-check() { if [ "$1" = "$2" ]; then passed=$((passed + 1)); echo "ok: $3"; else failed=$((failed + 1)); echo "FAILED: $3 (got '$1', want '$2')"; fi; }
+repo="$(cd "$scripts/.." && pwd)"
 current="$(sed -n 's/^version = "\(.*\)"/\1/p' "$repo/Cargo.toml" | head -1)"
 
 for db in pg_dof_upgrade pg_dof_fresh; do
-  PG_DOF_DB=postgres "$here/cluster.sh" psql -X -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+  PG_DOF_DB=postgres "$scripts/cluster.sh" psql -X -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 done
-db=pg_dof_fresh
+export PG_DOF_DB=pg_dof_fresh
 q -c "SET client_min_messages = warning; CREATE EXTENSION pg_dof CASCADE"
-db=pg_dof_upgrade
+export PG_DOF_DB=pg_dof_upgrade
 q -c "SET client_min_messages = warning; CREATE EXTENSION vector; CREATE EXTENSION pg_dof VERSION '0.1.0'"
 check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "0.1.0" "0.1.0 installs from the frozen script"
 for f in "$repo"/samples/*.md; do
@@ -36,7 +33,7 @@ check "$(q -c "$counts")" "$before_counts" "every document and chunk kept (docum
 check "$(q -c "$searches")" "$before_search" "the same searches give the same chunks after the update"
 upgraded="$(mktemp)"; fresh="$(mktemp)"
 q -f "$tests/catalog.sql" > "$upgraded"
-db=pg_dof_fresh
+export PG_DOF_DB=pg_dof_fresh
 q -f "$tests/catalog.sql" > "$fresh"
 check "$(( $(wc -l < "$fresh") > 50 ))" "1" "the catalog query lists the extension's objects ($(wc -l < "$fresh") lines)"
 if diff "$fresh" "$upgraded" > /dev/null; then
@@ -46,5 +43,4 @@ else
   check differs same "the updated catalog equals a fresh $current install"
 fi
 rm -f "$upgraded" "$fresh"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

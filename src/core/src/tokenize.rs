@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use rustc_hash::FxHashMap;
+use tokenizers::{Model, NormalizedString, Normalizer, OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer, Tokenizer};
 
 use crate::blank;
-use tokenizers::{Model, NormalizedString, Normalizer, OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer, Tokenizer};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TokenizeError {

@@ -42,12 +42,8 @@ pub struct Block {
 /// Parser events between two calls of `interrupt` (a few milliseconds of parsing).
 const EVENTS_PER_INTERRUPT: usize = 4096;
 
-pub fn parse(text: &str) -> Vec<Block> {
-    parse_with(text, &|| {})
-}
-
-/// [`parse`] calling `interrupt` every few thousand parser events.
-pub fn parse_with(text: &str, interrupt: &dyn Fn()) -> Vec<Block> {
+/// The blocks of `text`, calling `interrupt` every few thousand parser events.
+pub fn parse(text: &str, interrupt: &dyn Fn()) -> Vec<Block> {
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     let mut blocks: Vec<Block> = Vec::new();
@@ -169,7 +165,7 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<(String, &str)> {
-        parse(text)
+        parse(text, &|| {})
             .into_iter()
             .map(|b| {
                 let kind = match &b.kind {
@@ -192,7 +188,7 @@ mod tests {
         assert_eq!(got[2], ("text".to_string(), "Un párrafo\nde dos líneas."));
         assert_eq!(got[3].0, "table:2rows");
         assert_eq!(got[4], ("h2:Sección".to_string(), "## Sección"));
-        let BlockKind::Table(table) = &parse(doc)[3].kind else { panic!() };
+        let BlockKind::Table(table) = &parse(doc, &|| {})[3].kind else { panic!() };
         assert_eq!(&doc[table.header.clone()], "| a | b |\n|---|---|");
         assert_eq!(&doc[table.rows[1].clone()], "| 3 | 4 |");
     }
@@ -209,7 +205,7 @@ mod tests {
     #[test]
     fn blocks_cover_every_visible_character_once() {
         let doc = "- uno\n- dos\n\n> cita\n\n```\ncódigo\n```\n\n| sin | separador |\n| x | y |\n\n<div>\nhtml\n</div>\n";
-        let blocks = parse(doc);
+        let blocks = parse(doc, &|| {});
         let mut covered = vec![false; doc.len()];
         for b in &blocks {
             for i in b.span.clone() {

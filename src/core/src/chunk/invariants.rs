@@ -4,8 +4,9 @@
 //! - every chunk's offsets point at its text (`content` ends with that source span, and
 //!   the character offsets select the same span);
 //! - nothing lost: the spans, in order, cover every character the sizer does not treat
-//!   as blank (for a tokenizer: what its normaliser does not turn into whitespace or
-//!   nothing — U+0085 is a token for e5 though Unicode calls it whitespace).
+//!   as blank (for a tokenizer: a character that, between two letters, tokenizes unlike
+//!   a space and unlike nothing — U+0085 is a token for e5 though Unicode calls it
+//!   whitespace).
 
 use super::measure::ChunkSizer;
 use super::Chunk;

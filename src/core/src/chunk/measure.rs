@@ -23,9 +23,9 @@ pub trait ChunkSizer {
     /// verifies with [`ChunkSizer::count`], since a prefix sized on its own can differ at its
     /// end from the same characters in context.
     fn prefix_end(&self, text: &str, budget: usize) -> Result<Option<usize>, TokenizeError>;
-    /// Whether this sizer gives `c` no units of its own (the tokenizer normalises it to
-    /// whitespace or deletes it): the invariant checker lets only such characters fall
-    /// outside every chunk.
+    /// Whether this sizer gives `c` no units of its own (between two letters, the
+    /// tokenizer treats it like a space or like nothing): the invariant checker lets only
+    /// such characters fall outside every chunk.
     fn is_blank(&self, c: char) -> bool;
 }
 
@@ -150,14 +150,9 @@ impl<'a> Measure<'a> {
         if span.start >= span.end {
             return Ok(0);
         }
-        let first = self.words.partition_point(|w| w.start < span.start);
-        let past = self.words.partition_point(|w| w.end <= span.end);
-        let starts_clean = self.words.get(first).is_some_and(|w| w.start == span.start);
-        let ends_clean = past > 0 && self.words[past - 1].end == span.end;
-        if starts_clean && ends_clean && first < past {
-            Ok((self.cumulative[past] - self.cumulative[first]) as usize)
-        } else {
-            self.sizer.count(&self.text[span])
+        match self.clean_words(span.clone()) {
+            Some(words) => Ok((self.cumulative[words.end] - self.cumulative[words.start]) as usize),
+            None => self.sizer.count(&self.text[span]),
         }
     }
 
@@ -166,6 +161,15 @@ impl<'a> Measure<'a> {
         let first = self.words.partition_point(|w| w.start < span.start);
         let past = self.words.partition_point(|w| w.end <= span.end);
         first..past.max(first)
+    }
+
+    /// The words of `span` when it starts at a word's start and ends at a word's end (its
+    /// size is then a difference of prefix sums), `None` otherwise.
+    fn clean_words(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let words = self.words_in(span.clone());
+        let starts_clean = self.words.get(words.start).is_some_and(|w| w.start == span.start);
+        let ends_clean = words.end > words.start && self.words[words.end - 1].end == span.end;
+        (starts_clean && ends_clean).then_some(words)
     }
 
     /// Where the first `budget` units of `text[start..]` end, looking no further than
@@ -190,12 +194,9 @@ impl<'a> Measure<'a> {
         }
     }
 
-    /// Whether `span` starts at a word's start and ends at a word's end, so that its count
-    /// is two lookups in the prefix sums rather than a tokenization.
+    /// Whether `span`'s count is two lookups in the prefix sums rather than a tokenization.
     pub fn is_clean(&self, span: Range<usize>) -> bool {
-        let first = self.words.partition_point(|w| w.start < span.start);
-        let past = self.words.partition_point(|w| w.end <= span.end);
-        self.words.get(first).is_some_and(|w| w.start == span.start) && past > first && self.words[past - 1].end == span.end
+        self.clean_words(span).is_some()
     }
 
     pub fn word(&self, index: usize) -> Word {

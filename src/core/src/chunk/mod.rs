@@ -113,7 +113,7 @@ fn units(text: &str, interrupt: &dyn Fn()) -> (Vec<Unit>, Vec<Vec<String>>) {
     let mut paths: Vec<Vec<String>> = vec![Vec::new()];
     let mut levels: [Option<String>; 3] = [None, None, None];
     let mut units = Vec::new();
-    for block in blocks::parse_with(text, interrupt) {
+    for block in blocks::parse(text, interrupt) {
         let (kind, heading) = match block.kind {
             BlockKind::Heading { level, text: title } => {
                 if (1..=3).contains(&level) {

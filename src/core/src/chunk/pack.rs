@@ -254,9 +254,9 @@ impl<'m, 'a> Packer<'m, 'a> {
     }
 
     /// Greedy packing of consecutive parts; a part over the budget is split at `next`.
-    /// Each piece is found by galloping then bisecting over the parts it could end at, so
-    /// a long run of parts whose spans need fresh counts (the words of one irregular line)
-    /// costs O(n log n) tokenization, not one count per part of an ever longer span.
+    /// Each piece's last part is found by [`Packer::furthest`], so a long run of parts whose
+    /// spans need fresh counts (the words of one irregular line) costs tokenization linear
+    /// in its length, not one count per part of an ever longer span.
     fn pack_parts(
         &self,
         parts: &[Range<usize>],
@@ -283,18 +283,18 @@ impl<'m, 'a> Packer<'m, 'a> {
     }
 
     /// The last resort, for one "word" over the budget: the longest prefixes (on char
-    /// boundaries) that fit, found with exact counts by galloping from one character, then
-    /// bisecting. Every count is of a slice at most about twice the piece it finds, so a
-    /// 5 MB word costs O(n log n) tokenization (re-counting the rest of the word for each
-    /// piece was quadratic: a base64 image of 176 KB took 11.6 s).
+    /// boundaries) that fit, each proposed and verified by [`Packer::furthest`]. Every
+    /// count is of a slice about the size of the piece it finds, so the cost is linear in
+    /// the word (re-counting the rest of the word for each piece was quadratic: a base64
+    /// image of 176 KB took 11.6 s).
     fn split_characters(&self, span: Range<usize>, budget: usize, emit: &mut dyn FnMut(Range<usize>)) -> Result<(), TokenizeError> {
         let text = self.measure.text();
         let next_char = |at: usize| at + text[at..].chars().next().map_or(1, char::len_utf8);
+        let snap = |at: usize| text.floor_char_boundary(at);
         let mut from = span.start;
         while from < span.end {
             // at least one character per piece, or no progress could be made
             let one_char = next_char(from);
-            let snap = |at: usize| text.floor_char_boundary(at);
             let end = self.furthest(from, one_char, span.end, budget, |at| at, |cut| cut.max(one_char), snap, next_char)?;
             emit(from..end);
             from = end;
