@@ -8,6 +8,8 @@
 ALTER TABLE dof_queue ENABLE ROW LEVEL SECURITY;
 CREATE POLICY dof_queue_follows_documents ON dof_queue
     USING (EXISTS (SELECT 1 FROM dof_documents d WHERE d.id = dof_queue.document_id));
+COMMENT ON POLICY dof_queue_follows_documents ON dof_queue IS
+    'A role sees the queue rows (and errors) of the documents it can see in dof_documents';
 
 -- dof_register_model checks the caller's privilege on dof_models before opening a file.
 -- dof_documents_after tells an inline insert of a large document about deferred indexing.

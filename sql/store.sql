@@ -79,6 +79,8 @@ CREATE INDEX dof_queue_queued_idx ON dof_queue (queued_at) WHERE status = 'queue
 ALTER TABLE dof_queue ENABLE ROW LEVEL SECURITY;
 CREATE POLICY dof_queue_follows_documents ON dof_queue
     USING (EXISTS (SELECT 1 FROM dof_documents d WHERE d.id = dof_queue.document_id));
+COMMENT ON POLICY dof_queue_follows_documents ON dof_queue IS
+    'A role sees the queue rows (and errors) of the documents it can see in dof_documents';
 SELECT pg_catalog.pg_extension_config_dump('dof_queue', '');
 
 -- What the text leg searches: the heading path weighted A (a match in a title ranks

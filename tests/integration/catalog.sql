@@ -34,6 +34,7 @@ SELECT line FROM (
     UNION ALL
     SELECT 'policy ' || pol.polrelid::regclass || ' ' || pol.polname || ' ' || pol.polcmd::text || ' '
            || coalesce(pg_get_expr(pol.polqual, pol.polrelid), '') || ' ' || coalesce(pg_get_expr(pol.polwithcheck, pol.polrelid), '')
+           || ' comment=' || coalesce(obj_description(pol.oid, 'pg_policy'), '')
     FROM members m JOIN pg_policy pol ON m.classid = 'pg_class'::regclass AND pol.polrelid = m.objid
     UNION ALL
     SELECT 'type ' || t.typname FROM members m JOIN pg_type t ON m.classid = 'pg_type'::regclass AND t.oid = m.objid

@@ -142,7 +142,7 @@ struct Fence {
 impl Fence {
     fn opened_by(line: &str) -> Option<Fence> {
         let indent = line.len() - line.trim_start_matches(' ').len();
-        let rest = line[indent..].as_bytes();
+        let rest = &line.as_bytes()[indent..];
         let marker = *rest.first()?;
         let length = rest.iter().take_while(|&&b| b == marker).count();
         let valid = indent <= 3 && (marker == b'`' || marker == b'~') && length >= 3;
