@@ -4,7 +4,8 @@
 //! the workspace root is a thin layer that converts SQL arguments, calls into this crate,
 //! and maps [`embed::EmbedError`] and friends to SQLSTATEs.
 //!
-//! Threads started here (ONNX Runtime's) only ever see plain Rust data.
+//! Threads started here (ONNX Runtime's, the model-run watcher, the long-text tokenizer
+//! helper) only ever see plain Rust data, with PostgreSQL's signals blocked.
 
 pub mod blank;
 pub mod bm25;
@@ -13,4 +14,5 @@ pub mod classify;
 pub mod corpus;
 pub mod embed;
 pub mod fuse;
+mod signals;
 pub mod tokenize;

@@ -2,12 +2,15 @@
 //! model's, not an estimate.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use rustc_hash::FxHashMap;
 use tokenizers::{Model, NormalizedString, Normalizer, OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer, Tokenizer};
 
 use crate::blank;
+use crate::signals::with_signals_blocked;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TokenizeError {
@@ -22,7 +25,8 @@ pub enum TokenizeError {
 /// A model's tokenizer with truncation and padding switched off: some `tokenizer.json`
 /// files carry those settings, and they would silently cut spans and corrupt masks.
 pub struct ModelTokenizer {
-    inner: Tokenizer,
+    /// Shared with helper threads that tokenize long texts (see [`ModelTokenizer::off_thread`]).
+    inner: Arc<Tokenizer>,
     /// Memo of [`ModelTokenizer::words`]: see there.
     memo: Mutex<WordMemo>,
 }
@@ -53,6 +57,11 @@ const WORD_CACHE_LIMIT: usize = 500_000;
 /// Longer words and pre-tokens are counted but not memoised: a base64 image would
 /// otherwise keep megabytes of keys alive in a long-lived backend.
 const MEMO_MAX_BYTES: usize = 256;
+/// Texts at least this long are tokenized on a helper thread while the caller's interrupt
+/// hook runs every [`OFF_THREAD_POLL`]: one tokenizer call cannot be interrupted, and a
+/// 5 MB word without whitespace takes ~1.7 s.
+const OFF_THREAD_BYTES: usize = 256 * 1024;
+const OFF_THREAD_POLL: Duration = Duration::from_millis(10);
 /// `between_pieces` runs after about this many bytes of text.
 const MEASURE_PIECE_BYTES: usize = 64 * 1024;
 
@@ -82,7 +91,7 @@ impl ModelTokenizer {
         let mut inner = Tokenizer::from_file(path).map_err(|e| load_error(e.to_string()))?;
         inner.with_truncation(None).map_err(|e| load_error(e.to_string()))?;
         inner.with_padding(None);
-        Ok(Self { inner, memo: Mutex::new(WordMemo::default()) })
+        Ok(Self { inner: Arc::new(inner), memo: Mutex::new(WordMemo::default()) })
     }
 
     /// Encodes `text`, with the model's special tokens (`<s> … </s>` for e5) when asked.
@@ -119,9 +128,9 @@ impl ModelTokenizer {
         let mut since_check = 0;
         for line in text.split_inclusive('\n') {
             let first_word = words.len();
-            if !self.fast_line(line, line_start, &mut memo, &mut words)? {
+            if !self.fast_line(line, line_start, &mut memo, &mut words, between_pieces)? {
                 words.truncate(first_word);
-                self.exact_line(text, line_start, line_start + line.len(), &mut memo.pre_tokens, &mut words)?;
+                self.exact_line(text, line_start, line_start + line.len(), &mut memo.pre_tokens, &mut words, between_pieces)?;
             }
             line_start += line.len();
             since_check += line.len();
@@ -134,7 +143,14 @@ impl ModelTokenizer {
     }
 
     /// The fast path over one line; `false` when a word in it is irregular.
-    fn fast_line(&self, line: &str, offset: usize, memo: &mut WordMemo, words: &mut Vec<Word>) -> Result<bool, TokenizeError> {
+    fn fast_line(
+        &self,
+        line: &str,
+        offset: usize,
+        memo: &mut WordMemo,
+        words: &mut Vec<Word>,
+        interrupt: &dyn Fn(),
+    ) -> Result<bool, TokenizeError> {
         let mut position = 0;
         for raw in line.split(WORD_SEPARATORS) {
             let start = offset + position;
@@ -145,7 +161,11 @@ impl ModelTokenizer {
             let count = match memo.raw.get(raw) {
                 Some(&count) => count,
                 None => {
-                    let count = self.isolated_count(raw, &mut memo.pre_tokens)?;
+                    let count = if raw.len() >= OFF_THREAD_BYTES {
+                        self.off_thread(raw, interrupt, |inner, raw| isolated_count(inner, raw, &mut FxHashMap::default()))?
+                    } else {
+                        isolated_count(&self.inner, raw, &mut memo.pre_tokens)?
+                    };
                     if raw.len() <= MEMO_MAX_BYTES {
                         memo.raw.insert(raw.into(), count);
                     }
@@ -183,6 +203,7 @@ impl ModelTokenizer {
         end: usize,
         pre_tokens: &mut FxHashMap<Box<str>, u32>,
         words: &mut Vec<Word>,
+        interrupt: &dyn Fn(),
     ) -> Result<(), TokenizeError> {
         let line = &text[start..end];
         let visible_start = start + (line.len() - blank::trim_start(line).len());
@@ -197,7 +218,11 @@ impl ModelTokenizer {
                 words.push(Word { start: glue_start, end: visible_start, tokens: 1 });
             }
         }
-        let (count, trailing_space) = self.pipeline_count(visible, pre_tokens)?;
+        let (count, trailing_space) = if visible.len() >= OFF_THREAD_BYTES {
+            self.off_thread(visible, interrupt, |inner, visible| pipeline_count(inner, visible, &mut FxHashMap::default()))?
+        } else {
+            pipeline_count(&self.inner, visible, pre_tokens)?
+        };
         let tokens = count - u32::from(trailing_space);
         if tokens > 0 {
             words.push(Word { start: visible_start, end: visible_end + usize::from(trailing_space), tokens });
@@ -209,60 +234,44 @@ impl ModelTokenizer {
         text.starts_with('<') && self.inner.get_added_vocabulary().get_vocab().keys().any(|t| text.starts_with(t.as_str()))
     }
 
-    /// Tokens of `piece` by the tokenizer's pipeline, and whether its last pre-token is a
-    /// lone "▁" (whitespace only after normalisation).
-    fn pipeline_count(&self, piece: &str, pre_tokens: &mut FxHashMap<Box<str>, u32>) -> Result<(u32, bool), TokenizeError> {
-        let pre_tokenized = self.pre_tokenize(piece)?;
-        let splits = pre_tokenized.get_splits(OffsetReferential::Normalized, OffsetType::Byte);
-        let mut total = 0;
-        let mut trailing_space = false;
-        for (normalized, _, tokens) in splits {
-            let count = match tokens {
-                Some(tokens) => tokens.len() as u32,
-                None => self.model_count(normalized, pre_tokens)?,
-            };
-            total += count;
-            trailing_space = tokens.is_none() && count == 1 && normalized.chars().all(|c| c == '▁' || c.is_whitespace());
-        }
-        Ok((total, trailing_space))
-    }
-
-    /// Tokens of a raw word on its own, or [`IRREGULAR`] when that could differ in context.
-    fn isolated_count(&self, raw: &str, pre_tokens: &mut FxHashMap<Box<str>, u32>) -> Result<u32, TokenizeError> {
-        let leading_mark = raw.chars().next().is_some_and(|c| !c.is_ascii() && !c.is_alphanumeric());
-        let special = raw.contains('<') && self.inner.get_added_vocabulary().get_vocab().keys().any(|t| raw.contains(t.as_str()));
-        if leading_mark || special {
-            return Ok(IRREGULAR);
-        }
-        if let Some(normalizer) = self.inner.get_normalizer() {
-            let mut normalized = NormalizedString::from(raw);
-            normalizer.normalize(&mut normalized).map_err(|e| TokenizeError::Encode(e.to_string()))?;
-            if normalized.get().contains(char::is_whitespace) {
-                return Ok(IRREGULAR);
+    /// `work` on `text`, on a helper thread, with `interrupt` running every few
+    /// milliseconds until it is done. When `interrupt` unwinds (PostgreSQL's cancel), the
+    /// helper finishes on its own and its result is dropped; it never touches the caller's
+    /// memo, only a copy of the text and the shared tokenizer.
+    fn off_thread<R: Send + 'static>(
+        &self,
+        text: &str,
+        interrupt: &dyn Fn(),
+        work: impl FnOnce(&Tokenizer, &str) -> Result<R, TokenizeError> + Send + 'static,
+    ) -> Result<R, TokenizeError> {
+        let inner = Arc::clone(&self.inner);
+        let text: Box<str> = text.into();
+        let (done, result) = mpsc::sync_channel(1);
+        // spawned with signals blocked, so PostgreSQL's signals still reach the backend's thread
+        with_signals_blocked(|| {
+            std::thread::Builder::new().name("pg_dof tokenize".into()).spawn(move || {
+                let _ = done.send(work(&inner, &text));
+            })
+        })
+        .map_err(|e| TokenizeError::Encode(format!("could not start a tokenizer thread: {e}")))?;
+        loop {
+            interrupt();
+            match result.recv_timeout(OFF_THREAD_POLL) {
+                Ok(outcome) => return outcome,
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Err(TokenizeError::Encode("the tokenizer thread failed".into())),
             }
         }
-        Ok(self.pipeline_count(raw, pre_tokens)?.0)
     }
 
-    /// The tokenizer's pipeline up to the model: added tokens, normaliser, pre-tokenizer.
-    fn pre_tokenize(&self, piece: &str) -> Result<PreTokenizedString, TokenizeError> {
-        let mut pre_tokenized = self.inner.get_added_vocabulary().extract_and_normalize(self.inner.get_normalizer(), piece);
-        if let Some(pre_tokenizer) = self.inner.get_pre_tokenizer() {
-            pre_tokenizer.pre_tokenize(&mut pre_tokenized).map_err(|e| TokenizeError::Encode(e.to_string()))?;
+    /// [`ModelTokenizer::count`], with `interrupt` running while a long text is counted.
+    pub fn count_interruptibly(&self, text: &str, interrupt: &dyn Fn()) -> Result<usize, TokenizeError> {
+        if text.len() < OFF_THREAD_BYTES {
+            return self.count(text);
         }
-        Ok(pre_tokenized)
-    }
-
-    /// Tokens the model makes of one normalised pre-token, memoised.
-    fn model_count(&self, normalized: &str, cache: &mut FxHashMap<Box<str>, u32>) -> Result<u32, TokenizeError> {
-        if let Some(&count) = cache.get(normalized) {
-            return Ok(count);
-        }
-        let count = self.inner.get_model().tokenize(normalized).map_err(|e| TokenizeError::Encode(e.to_string()))?.len() as u32;
-        if normalized.len() <= MEMO_MAX_BYTES {
-            cache.insert(normalized.into(), count);
-        }
-        Ok(count)
+        self.off_thread(text, interrupt, |inner, text| {
+            Ok(inner.encode(text, false).map_err(|e| TokenizeError::Encode(e.to_string()))?.get_ids().len())
+        })
     }
 
     /// Whether the tokenizer treats `c` as a blank: between two letters it tokenizes like
@@ -288,4 +297,60 @@ impl ModelTokenizer {
     pub fn pad_id(&self) -> u32 {
         self.inner.token_to_id("<pad>").or_else(|| self.inner.token_to_id("[PAD]")).unwrap_or(0)
     }
+}
+
+/// Tokens of `piece` by the tokenizer's pipeline, and whether its last pre-token is a
+/// lone "▁" (whitespace only after normalisation).
+fn pipeline_count(inner: &Tokenizer, piece: &str, pre_tokens: &mut FxHashMap<Box<str>, u32>) -> Result<(u32, bool), TokenizeError> {
+    let pre_tokenized = pre_tokenize(inner, piece)?;
+    let splits = pre_tokenized.get_splits(OffsetReferential::Normalized, OffsetType::Byte);
+    let mut total = 0;
+    let mut trailing_space = false;
+    for (normalized, _, tokens) in splits {
+        let count = match tokens {
+            Some(tokens) => tokens.len() as u32,
+            None => model_count(inner, normalized, pre_tokens)?,
+        };
+        total += count;
+        trailing_space = tokens.is_none() && count == 1 && normalized.chars().all(|c| c == '▁' || c.is_whitespace());
+    }
+    Ok((total, trailing_space))
+}
+
+/// Tokens of a raw word on its own, or [`IRREGULAR`] when that could differ in context.
+fn isolated_count(inner: &Tokenizer, raw: &str, pre_tokens: &mut FxHashMap<Box<str>, u32>) -> Result<u32, TokenizeError> {
+    let leading_mark = raw.chars().next().is_some_and(|c| !c.is_ascii() && !c.is_alphanumeric());
+    let special = raw.contains('<') && inner.get_added_vocabulary().get_vocab().keys().any(|t| raw.contains(t.as_str()));
+    if leading_mark || special {
+        return Ok(IRREGULAR);
+    }
+    if let Some(normalizer) = inner.get_normalizer() {
+        let mut normalized = NormalizedString::from(raw);
+        normalizer.normalize(&mut normalized).map_err(|e| TokenizeError::Encode(e.to_string()))?;
+        if normalized.get().contains(char::is_whitespace) {
+            return Ok(IRREGULAR);
+        }
+    }
+    Ok(pipeline_count(inner, raw, pre_tokens)?.0)
+}
+
+/// The tokenizer's pipeline up to the model: added tokens, normaliser, pre-tokenizer.
+fn pre_tokenize(inner: &Tokenizer, piece: &str) -> Result<PreTokenizedString, TokenizeError> {
+    let mut pre_tokenized = inner.get_added_vocabulary().extract_and_normalize(inner.get_normalizer(), piece);
+    if let Some(pre_tokenizer) = inner.get_pre_tokenizer() {
+        pre_tokenizer.pre_tokenize(&mut pre_tokenized).map_err(|e| TokenizeError::Encode(e.to_string()))?;
+    }
+    Ok(pre_tokenized)
+}
+
+/// Tokens the model makes of one normalised pre-token, memoised.
+fn model_count(inner: &Tokenizer, normalized: &str, cache: &mut FxHashMap<Box<str>, u32>) -> Result<u32, TokenizeError> {
+    if let Some(&count) = cache.get(normalized) {
+        return Ok(count);
+    }
+    let count = inner.get_model().tokenize(normalized).map_err(|e| TokenizeError::Encode(e.to_string()))?.len() as u32;
+    if normalized.len() <= MEMO_MAX_BYTES {
+        cache.insert(normalized.into(), count);
+    }
+    Ok(count)
 }

@@ -240,3 +240,21 @@ fn long_words_and_emoji_lines_split_exactly() {
         assert_eq!(joined, text, "pieces of a word concatenate back to it");
     }
 }
+
+/// Issue 9: a word too long to tokenize in one uninterruptible call is counted on a helper
+/// thread with the same result, and an interrupt (a cancel) stops the wait at once.
+#[test]
+fn long_texts_are_counted_off_thread_and_interruptibly() {
+    let Some(tokenizer) = common::tokenizer() else {
+        return;
+    };
+    let word = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo".repeat(30_000); // ~1 MB, one word
+    assert_eq!(tokenizer.count_interruptibly(&word, &|| {}).unwrap(), tokenizer.count(&word).unwrap());
+    let words = tokenizer.words(&word, &|| {}).unwrap();
+    assert_eq!(words.len(), 1);
+    assert_eq!(words[0].tokens as usize, tokenizer.count(&word).unwrap());
+    let start = std::time::Instant::now();
+    let cancelled = std::panic::catch_unwind(|| tokenizer.words(&word, &|| panic!("cancel")));
+    assert!(cancelled.is_err(), "the interrupt hook's unwinding reaches the caller");
+    assert!(start.elapsed() < std::time::Duration::from_millis(100), "stopped after {:?}", start.elapsed());
+}

@@ -18,6 +18,10 @@ pub trait ChunkSizer {
     fn words(&self, text: &str, between_pieces: &dyn Fn()) -> Result<Vec<Word>, TokenizeError>;
     /// The exact size of `text` on its own.
     fn count(&self, text: &str) -> Result<usize, TokenizeError>;
+    /// [`ChunkSizer::count`], running `interrupt` now and then if counting takes long.
+    fn count_interruptibly(&self, text: &str, _interrupt: &dyn Fn()) -> Result<usize, TokenizeError> {
+        self.count(text)
+    }
     /// Where the first `budget` units of `text` end (a byte offset on a char boundary), or
     /// `None` when all of `text` is within the budget. One pass; a proposal that the caller
     /// verifies with [`ChunkSizer::count`], since a prefix sized on its own can differ at its
@@ -40,6 +44,10 @@ impl ChunkSizer for ModelTokenizer {
 
     fn count(&self, text: &str) -> Result<usize, TokenizeError> {
         ModelTokenizer::count(self, text)
+    }
+
+    fn count_interruptibly(&self, text: &str, interrupt: &dyn Fn()) -> Result<usize, TokenizeError> {
+        ModelTokenizer::count_interruptibly(self, text, interrupt)
     }
 
     fn prefix_end(&self, text: &str, budget: usize) -> Result<Option<usize>, TokenizeError> {
@@ -152,7 +160,7 @@ impl<'a> Measure<'a> {
         }
         match self.clean_words(span.clone()) {
             Some(words) => Ok((self.cumulative[words.end] - self.cumulative[words.start]) as usize),
-            None => self.sizer.count(&self.text[span]),
+            None => self.sizer.count_interruptibly(&self.text[span], self.interrupt),
         }
     }
 

@@ -16,6 +16,7 @@ use ort::value::Tensor;
 use super::late::{concatenate, plan_windows, token_spans};
 use super::pool::{l2_normalize, mean_pool};
 use super::{EmbedError, Embedder};
+use crate::signals::with_signals_blocked;
 use crate::tokenize::ModelTokenizer;
 
 /// One ONNX Runtime environment per process (a PostgreSQL backend). The library path of
@@ -46,6 +47,8 @@ impl Default for OnnxOptions {
     }
 }
 
+/// `embed` runs its hook after tokenizing this many texts (a few milliseconds' work).
+const TEXTS_PER_INTERRUPT: usize = 64;
 /// How often the watcher thread polls `interrupt_pending` during a model run.
 const INTERRUPT_POLL: Duration = Duration::from_millis(10);
 
@@ -257,7 +260,14 @@ impl Embedder for OnnxEmbedder {
     }
 
     fn embed(&mut self, texts: &[&str], between_batches: &mut dyn FnMut()) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let inputs = texts.iter().map(|text| self.model_input(text)).collect::<Result<Vec<_>, _>>()?;
+        // tokenizing thousands of texts takes most of a second: the hook runs in between too
+        let mut inputs = Vec::with_capacity(texts.len());
+        for (i, text) in texts.iter().enumerate() {
+            if i % TEXTS_PER_INTERRUPT == TEXTS_PER_INTERRUPT - 1 {
+                between_batches();
+            }
+            inputs.push(self.model_input(text)?);
+        }
         // Length-sorted batches keep padding (wasted attention) small.
         let mut order: Vec<usize> = (0..inputs.len()).collect();
         order.sort_by_key(|&i| inputs[i].len());
@@ -294,26 +304,4 @@ fn environment(library: &Path) -> Result<&'static Environment, EmbedError> {
     let environment =
         with_signals_blocked(|| builder.with_name("pg_dof").with_telemetry(false).build()).map_err(|e| load_error(e.to_string()))?;
     Ok(ENVIRONMENT.get_or_init(|| environment))
-}
-
-/// Runs `f` with every signal blocked in the calling thread. Threads ONNX Runtime starts
-/// inside `f` inherit that mask, so SIGINT, SIGALRM (statement_timeout) and SIGTERM are
-/// always delivered to the PostgreSQL backend's own thread, never to a pool thread.
-fn with_signals_blocked<R>(f: impl FnOnce() -> R) -> R {
-    struct RestoreMask(libc::sigset_t);
-    impl Drop for RestoreMask {
-        fn drop(&mut self) {
-            // SAFETY: restores the mask saved below for this same thread.
-            unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.0, std::ptr::null_mut()) };
-        }
-    }
-    // SAFETY: sigset_t is plain data; both calls only touch the calling thread's mask.
-    let _restore = unsafe {
-        let mut all: libc::sigset_t = std::mem::zeroed();
-        let mut previous: libc::sigset_t = std::mem::zeroed();
-        libc::sigfillset(&mut all);
-        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut previous);
-        RestoreMask(previous)
-    };
-    f()
 }
