@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes classify + chunk (src/core/fuzz) with libFuzzer on the nightly toolchain.
 #   scripts/fuzz.sh [SECONDS]     (default 1800)
-# Seeds the corpus with the samples and the first 4 KB of each shared corpus file.
+# Seeds the corpus with the committed hostile shapes (src/core/fuzz/seeds/), the samples
+# and the first 4 KB of each shared corpus file. The working corpus (corpus/) is not
+# committed: it grows from the shared corpora, which stay outside the repository.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/config.sh"
@@ -9,7 +11,7 @@ seconds="${1:-1800}"
 fuzz="$here/../src/core/fuzz"
 corpus="$fuzz/corpus/classify_chunk"
 mkdir -p "$corpus"
-cp "$here"/../samples/*.md "$corpus/"
+cp "$here"/../samples/*.md "$fuzz"/seeds/* "$corpus/"
 corpora="${PG_DOF_CORPORA:-$here/../../shared/corpora}"
 if [ -d "$corpora" ]; then
   mapfile -t seeds < <(find "$corpora" -name '*.md' | sort)
