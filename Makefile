@@ -7,7 +7,7 @@ export PG_DOF_CACHE ?= /var/cache/pg_dof
 export CARGO_TARGET_DIR ?= $(PG_DOF_CACHE)/target
 ARGS ?=
 
-.PHONY: run test setup install start stop clean psql bench fixtures fuzz test-core test-pgrx test-regress
+.PHONY: run test setup install start stop clean psql soak bench fixtures fuzz test-core test-pgrx test-regress
 
 run: install start ## set up, build, install, start the local cluster, load samples, report
 	@scripts/demo.sh
@@ -32,6 +32,9 @@ clean: ## stop the local cluster and delete its data
 
 psql: ## psql on the local cluster; extra arguments through ARGS='-Atc "select 1"'
 	@scripts/cluster.sh psql $(ARGS)
+
+soak: install start ## the integration tier's soak, longer (SOAK_SECONDS=300): 8 writers, a queue drainer, random cancels
+	@SOAK_SECONDS=$${SOAK_SECONDS:-300} bash tests/integration/soak.sh
 
 bench: setup ## every benchmark, release builds, tables on stdout (needs ../shared/corpora or PG_DOF_CORPORA)
 	@scripts/bench.sh
