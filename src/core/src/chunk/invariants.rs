@@ -8,10 +8,15 @@
 //!   a space and unlike nothing — U+0085 is a token for e5 though Unicode calls it
 //!   whitespace).
 
+use std::collections::HashMap;
+
 use super::measure::ChunkSizer;
 use super::Chunk;
 
 pub fn check(text: &str, chunks: &[Chunk], max_tokens: usize, sizer: &dyn ChunkSizer) -> Result<(), String> {
+    // asking a tokenizer takes a few encodes: once per distinct character
+    let mut blank_memo: HashMap<char, bool> = HashMap::new();
+    let mut is_blank = |c: char| *blank_memo.entry(c).or_insert_with(|| sizer.is_blank(c));
     let char_to_byte: Vec<usize> = text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len())).collect();
     let mut covered_to = 0usize;
     let mut previous_start = 0usize;
@@ -43,13 +48,13 @@ pub fn check(text: &str, chunks: &[Chunk], max_tokens: usize, sizer: &dyn ChunkS
         }
         previous_start = start;
         if start > covered_to {
-            if let Some((offset, c)) = text[covered_to..start].char_indices().find(|(_, c)| !sizer.is_blank(*c)) {
+            if let Some((offset, c)) = text[covered_to..start].char_indices().find(|(_, c)| !is_blank(*c)) {
                 return Err(format!("character {c:?} at byte {} is in no chunk", covered_to + offset));
             }
         }
         covered_to = covered_to.max(end);
     }
-    if let Some((offset, c)) = text[covered_to..].char_indices().find(|(_, c)| !sizer.is_blank(*c)) {
+    if let Some((offset, c)) = text[covered_to..].char_indices().find(|(_, c)| !is_blank(*c)) {
         return Err(format!("character {c:?} at byte {} is in no chunk", covered_to + offset));
     }
     Ok(())
