@@ -5,12 +5,12 @@
 //! is throughput within 10x of prose. A shape that takes over DEADLINE seconds (default 60)
 //! is stopped through the chunker's interrupt hook, the same path PostgreSQL's cancel takes.
 //!
-//!   cargo run --release -p dof_bench --bin hostile
+//!   cargo run --release -p dof_bench --bin hostile        (ONLY=base64: matching shapes only)
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use dof_bench::{corpora, cpu_line, median, tokenizer_path};
+use dof_bench::{corpora, cpu_line, median, median_seconds, tokenizer_path};
 use dof_core::chunk::{chunk_document_with, invariants, ChunkOptions};
 use dof_core::tokenize::ModelTokenizer;
 
@@ -129,14 +129,21 @@ fn main() {
     let size: usize = std::env::var("SIZE").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
     let runs: usize = std::env::var("RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
     let deadline = Duration::from_secs(std::env::var("DEADLINE").ok().and_then(|s| s.parse().ok()).unwrap_or(60));
+    // ONLY=base64 (a part of a shape's name) measures the shapes that match, for profiling
+    let only = std::env::var("ONLY").ok();
     let tokenizer = ModelTokenizer::from_file(&tokenizer_path()).expect("run `make setup` first");
     println!("{}", cpu_line());
-    println!("| shape | max_tokens | MB | chunks | median s | MB/s | vs prose | invariants |");
-    println!("|---|---|---|---|---|---|---|---|");
+    // "one encode": a single tokenizers encode of the whole text, the least any exact
+    // chunker must spend; the ratio shows what splitting adds, the slowdown what the text
+    // itself costs the tokenizer
+    println!(
+        "| shape | max_tokens | MB | chunks | median s | MB/s | slowdown vs prose | one encode s | chunking / one encode | invariants |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for max_tokens in [800, 64] {
         let options = ChunkOptions { max_tokens, overlap_tokens: max_tokens / 16, ..ChunkOptions::default() };
         let mut prose_rate = None;
-        for (name, text) in shapes(size) {
+        for (name, text) in shapes(size).into_iter().filter(|(name, _)| only.as_ref().is_none_or(|o| name.contains(o.as_str()))) {
             let mb = text.len() as f64 / 1e6;
             let mut times = Vec::new();
             let mut outcome = Ok(Vec::new());
@@ -155,6 +162,9 @@ fn main() {
                 }
             }
             let seconds = median(&mut times);
+            let encode = median_seconds(runs, || {
+                std::hint::black_box(tokenizer.inner().encode(text.as_str(), false).expect("encodes").len());
+            });
             match outcome {
                 Ok(chunks) => {
                     let rate = mb / seconds;
@@ -164,13 +174,14 @@ fn main() {
                         Err(problem) => format!("FAILED: {problem}"),
                     };
                     println!(
-                        "| {name} | {max_tokens} | {mb:.2} | {} | {seconds:.3} | {rate:.2} | {:.1}× slower | {check} |",
+                        "| {name} | {max_tokens} | {mb:.2} | {} | {seconds:.3} | {rate:.2} | {:.1}× | {encode:.3} | {:.1}× | {check} |",
                         chunks.len(),
-                        prose / rate
+                        prose / rate,
+                        seconds / encode
                     );
                 }
                 Err(_) => {
-                    println!("| {name} | {max_tokens} | {mb:.2} | - | > {} | - | stopped | - |", deadline.as_secs())
+                    println!("| {name} | {max_tokens} | {mb:.2} | - | > {} | - | stopped | {encode:.3} | - | - |", deadline.as_secs())
                 }
             }
         }
