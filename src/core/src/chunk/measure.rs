@@ -107,7 +107,7 @@ impl ChunkSizer for CharacterSizer {
 pub fn whitespace_words(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     let mut start: Option<usize> = None;
     text.char_indices().chain(std::iter::once((text.len(), ' '))).filter_map(move |(i, c)| {
-        if c.is_whitespace() {
+        if is_blank(c) {
             start.take().map(|s| s..i)
         } else {
             start.get_or_insert(i);
