@@ -15,7 +15,7 @@ COMMENT ON POLICY dof_queue_follows_documents ON dof_queue IS
 -- dof_documents_after tells an inline insert of a large document about deferred indexing.
 -- dof_process_queue refuses batch_size < 1 (0 looped forever) and a negative max_batches.
 -- The search functions refuse NULL and out-of-range k, candidate_pool and rrf_k (NULL k
--- returned every row, NULL rrf_k NULL scores) and a zero or NaN query_embedding.
+-- returned every row, NULL rrf_k NULL scores) and a zero query_embedding.
 -- (Chunk boundaries changed: dof_chunker_version() is now 2; CALL dof_backfill() re-chunks.)
 
 CREATE OR REPLACE FUNCTION dof_register_model(name text, model_file text, tokenizer_file text,
@@ -136,10 +136,11 @@ BEGIN
     IF k IS NULL OR k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    -- cosine distance to a zero (or NaN) vector is NaN: every row would tie, in no order
-    IF NOT vector_norm(query_vector) > 0 OR vector_norm(query_vector) = 'Infinity' THEN
-        RAISE EXCEPTION 'query_embedding has no direction (its norm is %)', vector_norm(query_vector)
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero, finite vector, e.g. dof_embed_query(query)';
+    -- cosine distance to the zero vector is NaN: every row would tie, in no order
+    -- (pgvector itself refuses NaN and infinite elements)
+    IF vector_norm(query_vector) = 0 THEN
+        RAISE EXCEPTION 'query_embedding has no direction (its norm is 0)'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero vector, e.g. dof_embed_query(query)';
     END IF;
     RETURN QUERY
     SELECT hits.id, hits.distance, (row_number() OVER (ORDER BY hits.distance, hits.id))::integer

@@ -59,10 +59,11 @@ BEGIN
     IF k IS NULL OR k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    -- cosine distance to a zero (or NaN) vector is NaN: every row would tie, in no order
-    IF NOT vector_norm(query_vector) > 0 OR vector_norm(query_vector) = 'Infinity' THEN
-        RAISE EXCEPTION 'query_embedding has no direction (its norm is %)', vector_norm(query_vector)
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero, finite vector, e.g. dof_embed_query(query)';
+    -- cosine distance to the zero vector is NaN: every row would tie, in no order
+    -- (pgvector itself refuses NaN and infinite elements)
+    IF vector_norm(query_vector) = 0 THEN
+        RAISE EXCEPTION 'query_embedding has no direction (its norm is 0)'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero vector, e.g. dof_embed_query(query)';
     END IF;
     RETURN QUERY
     SELECT hits.id, hits.distance, (row_number() OVER (ORDER BY hits.distance, hits.id))::integer
