@@ -4,6 +4,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/config.sh"
 cd "$here/.."
+# machines differ between sessions: every table below is read against this CPU
+log "$(cargo run --release -q -p dof_bench --bin cpu)"
 log "chunking: pg_dof vs raw tokenizers encode vs text-splitter (single thread, e5 tokenizer, 800 tokens)"
 cargo run --release -q -p dof_bench --bin chunking
 log "hostile shapes: chunking throughput vs real prose (target: within 10x), single thread"

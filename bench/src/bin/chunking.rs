@@ -4,7 +4,7 @@
 //!
 //!   cargo run --release -p dof_bench --bin chunking
 
-use dof_bench::{load_corpus, median_seconds, megabytes, tokenizer_path};
+use dof_bench::{cpu_line, load_corpus, median_seconds, megabytes, tokenizer_path};
 use dof_core::chunk::{chunk_document, ChunkOptions};
 use dof_core::classify::{Features, Thresholds};
 use dof_core::tokenize::ModelTokenizer;
@@ -14,6 +14,7 @@ use text_splitter::{ChunkConfig, MarkdownSplitter};
 const SUBSET_BYTES: usize = 2_000_000;
 
 fn main() {
+    println!("{}", cpu_line());
     let runs: usize = std::env::var("RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
     let ours = ModelTokenizer::from_file(&tokenizer_path()).expect("run `make setup` first");
     let raw = ours.inner().clone();

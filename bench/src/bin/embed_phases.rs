@@ -6,13 +6,14 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use dof_bench::{load_corpus, median_seconds, tokenizer_path};
+use dof_bench::{cpu_line, load_corpus, median_seconds, tokenizer_path};
 use dof_core::chunk::{chunk_document, ChunkOptions};
 use dof_core::embed::pool::{l2_normalize, mean_pool};
 use dof_core::embed::{Embedder, OnnxEmbedder, OnnxOptions};
 use dof_core::tokenize::ModelTokenizer;
 
 fn main() {
+    println!("{}", cpu_line());
     let threads: usize = std::env::args().nth(1).map_or(2, |t| t.parse().expect("a number"));
     let home = std::env::var("PG_DOF_HOME").unwrap_or_else(|_| "/usr/local/share/pg_dof".into());
     let tokenizer = Arc::new(ModelTokenizer::from_file(&tokenizer_path()).expect("run `make setup` first"));
