@@ -284,8 +284,7 @@ fn next_line_characters_survive_word_splitting_with_either_sizer() {
         if let Err(problem) = invariants::check(&doc, &chunks, 144, &CharacterSizer) {
             panic!("{pattern}: {problem}");
         }
-        let Some((_, _)) = chunk(&doc, Some(pattern), 144) else {
-            return;
-        };
+        // and the e5 tokenizer (chunk() checks the invariants; None without the model)
+        let _ = chunk(&doc, Some(pattern), 144);
     }
 }
