@@ -56,3 +56,17 @@ DROP ROLE dof_regress_hostile;
 SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/etc/passwd');
 -- the backend is still here
 SELECT count(*) AS still_chunks FROM dof_chunk('# Aviso\n\nTexto.');
+
+-- every function runs as its caller; plpgsql ones pin search_path (the two procedures,
+-- which COMMIT and so cannot, schema-qualify every name); SQL ones have standard bodies,
+-- bound to objects at creation, not by name at run time
+WITH ours AS (
+    SELECT p.* FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+    WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_dof')
+)
+SELECT count(*) FILTER (WHERE prosecdef) AS security_definer,
+       array_agg(proname::text ORDER BY proname) FILTER (WHERE prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql')
+                                                     AND NOT coalesce(proconfig::text ~ 'search_path', false)) AS plpgsql_without_search_path,
+       array_agg(proname::text ORDER BY proname) FILTER (WHERE prolang = (SELECT oid FROM pg_language WHERE lanname = 'sql')
+                                                     AND prosqlbody IS NULL) AS sql_with_string_bodies
+FROM ours;
