@@ -55,6 +55,59 @@ BEGIN
 END
 $$;
 
+-- Indexing locks the document row, so a queue drain and a writer of the same document
+-- cannot interleave (stale metadata or a lost re-queue).
+CREATE OR REPLACE FUNCTION dof_index_document(doc_id bigint) RETURNS integer
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    doc dof_documents;
+    coll dof_collections;
+    model_row dof_models;
+    stored integer;
+BEGIN
+    -- The row lock orders this with concurrent writers of the same document: a queue
+    -- drainer reads the newest committed body and metadata, and a writer that comes later
+    -- waits, then updates the chunks written here (or queues the document again).
+    SELECT * INTO doc FROM dof_documents WHERE id = doc_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'document % does not exist', doc_id USING ERRCODE = 'no_data_found';
+    END IF;
+    SELECT * INTO coll FROM dof_collections WHERE name = doc.collection;
+    model_row := dof_model(coll.model);
+    IF model_row.dimension <> 384 THEN
+        RAISE EXCEPTION 'model "%" has % dimensions but dof_chunks.embedding is vector(384)', model_row.name, model_row.dimension
+            USING ERRCODE = 'data_exception',
+                  HINT = 'give the collection a 384-dimension model (dof_models lists them)';
+    END IF;
+    DELETE FROM dof_chunks WHERE document_id = doc_id;
+    WITH chunks AS MATERIALIZED (
+        SELECT * FROM dof_chunk(doc.body, coll.max_tokens, coll.overlap_tokens, NULL, coll.model)
+    ), batch AS (
+        SELECT array_agg(content ORDER BY chunk_index) AS contents,
+               array_agg(array_to_string(heading_path[1:2], E'\n') ORDER BY chunk_index) AS front_matter
+        FROM chunks
+    ), embedded AS (
+        SELECT e.ordinality, e.embedding
+        FROM batch, dof_embed_late(batch.contents, batch.front_matter, coll.model) e
+        WHERE coll.late_chunking AND batch.contents IS NOT NULL
+        UNION ALL
+        SELECT e.ordinality, e.embedding
+        FROM batch, dof_embed(batch.contents, coll.model) e
+        WHERE NOT coll.late_chunking AND batch.contents IS NOT NULL
+    )
+    INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
+                            char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
+                            model, chunker_version, sizer)
+    SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
+           c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, e.embedding,
+           dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content),
+           model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer
+    FROM chunks c JOIN embedded e ON e.ordinality = c.chunk_index + 1;
+    GET DIAGNOSTICS stored = ROW_COUNT;
+    RETURN stored;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION dof_documents_after() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN

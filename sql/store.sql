@@ -100,7 +100,10 @@ DECLARE
     model_row dof_models;
     stored integer;
 BEGIN
-    SELECT * INTO doc FROM dof_documents WHERE id = doc_id;
+    -- The row lock orders this with concurrent writers of the same document: a queue
+    -- drainer reads the newest committed body and metadata, and a writer that comes later
+    -- waits, then updates the chunks written here (or queues the document again).
+    SELECT * INTO doc FROM dof_documents WHERE id = doc_id FOR UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'document % does not exist', doc_id USING ERRCODE = 'no_data_found';
     END IF;
