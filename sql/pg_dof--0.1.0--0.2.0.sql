@@ -55,59 +55,6 @@ BEGIN
 END
 $$;
 
--- Indexing locks the document row, so a queue drain and a writer of the same document
--- cannot interleave (stale metadata or a lost re-queue).
-CREATE OR REPLACE FUNCTION dof_index_document(doc_id bigint) RETURNS integer
-    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
-DECLARE
-    doc dof_documents;
-    coll dof_collections;
-    model_row dof_models;
-    stored integer;
-BEGIN
-    -- The row lock orders this with concurrent writers of the same document: a queue
-    -- drainer reads the newest committed body and metadata, and a writer that comes later
-    -- waits, then updates the chunks written here (or queues the document again).
-    SELECT * INTO doc FROM dof_documents WHERE id = doc_id FOR UPDATE;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'document % does not exist', doc_id USING ERRCODE = 'no_data_found';
-    END IF;
-    SELECT * INTO coll FROM dof_collections WHERE name = doc.collection;
-    model_row := dof_model(coll.model);
-    IF model_row.dimension <> 384 THEN
-        RAISE EXCEPTION 'model "%" has % dimensions but dof_chunks.embedding is vector(384)', model_row.name, model_row.dimension
-            USING ERRCODE = 'data_exception',
-                  HINT = 'give the collection a 384-dimension model (dof_models lists them)';
-    END IF;
-    DELETE FROM dof_chunks WHERE document_id = doc_id;
-    WITH chunks AS MATERIALIZED (
-        SELECT * FROM dof_chunk(doc.body, coll.max_tokens, coll.overlap_tokens, NULL, coll.model)
-    ), batch AS (
-        SELECT array_agg(content ORDER BY chunk_index) AS contents,
-               array_agg(array_to_string(heading_path[1:2], E'\n') ORDER BY chunk_index) AS front_matter
-        FROM chunks
-    ), embedded AS (
-        SELECT e.ordinality, e.embedding
-        FROM batch, dof_embed_late(batch.contents, batch.front_matter, coll.model) e
-        WHERE coll.late_chunking AND batch.contents IS NOT NULL
-        UNION ALL
-        SELECT e.ordinality, e.embedding
-        FROM batch, dof_embed(batch.contents, coll.model) e
-        WHERE NOT coll.late_chunking AND batch.contents IS NOT NULL
-    )
-    INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
-                            char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
-                            model, chunker_version, sizer)
-    SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
-           c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, e.embedding,
-           dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content),
-           model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer
-    FROM chunks c JOIN embedded e ON e.ordinality = c.chunk_index + 1;
-    GET DIAGNOSTICS stored = ROW_COUNT;
-    RETURN stored;
-END
-$$;
-
 CREATE OR REPLACE FUNCTION dof_documents_after() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
@@ -294,3 +241,93 @@ BEGIN
     LIMIT k;
 END
 $$;
+
+-- Chunking strategies as an open set: a collection names its strategy (chunker) and the
+-- strategy's settings (chunker_options); dof_chunk takes the same two; every chunk records
+-- the strategy that cut it.
+CREATE FUNCTION "dof_check_chunker"("strategy" TEXT, "options" jsonb) RETURNS bool
+IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_check_chunker_wrapper';
+CREATE FUNCTION "dof_chunk_strategies"() RETURNS TABLE ("name" TEXT, "description" TEXT, "settings" jsonb)
+IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_chunk_strategies_wrapper';
+ALTER TABLE dof_collections
+    ADD COLUMN chunker text NOT NULL DEFAULT 'pattern',
+    ADD COLUMN chunker_options jsonb NOT NULL DEFAULT '{}',
+    ADD CONSTRAINT dof_collections_chunker_check CHECK (dof_check_chunker(chunker, chunker_options));
+ALTER TABLE dof_chunks ADD COLUMN chunker text NOT NULL DEFAULT 'pattern';
+COMMENT ON TABLE dof_collections IS 'Per-collection settings: embedding model, late or independent embedding, chunking strategy (chunker, chunker_options) and limits, text search configuration, deferred indexing';
+COMMENT ON TABLE dof_chunks IS 'Chunks of dof_documents with their embedding (HNSW, cosine) and tsvector (GIN); model, chunker and chunker_version record their producer';
+
+DROP FUNCTION dof_chunk(text, integer, integer, text, text);
+DROP FUNCTION dof_chunk_internal(text, integer, integer, text, text);
+CREATE FUNCTION "dof_chunk_internal"("doc" TEXT, "max_tokens" INT, "overlap_tokens" INT, "pattern" TEXT,
+                                     "tokenizer_file" TEXT, "strategy" TEXT, "options" jsonb)
+RETURNS TABLE ("chunk_index" INT, "pattern" TEXT, "heading_path" TEXT[], "content" TEXT, "token_count" INT,
+               "char_start" INT, "char_end" INT, "table_piece" bool, "header_repeated" bool, "overlap" bool,
+               "split" bool, "sizer" TEXT)
+STABLE PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_chunk_strategy_internal_wrapper';
+CREATE FUNCTION dof_chunk(doc text, max_tokens integer DEFAULT 800, overlap_tokens integer DEFAULT 50,
+                          pattern text DEFAULT NULL, model text DEFAULT NULL,
+                          strategy text DEFAULT 'pattern', options jsonb DEFAULT '{}')
+    RETURNS TABLE (chunk_index integer, pattern text, heading_path text[], content text, token_count integer,
+                   char_start integer, char_end integer, table_piece boolean, header_repeated boolean,
+                   overlap boolean, split boolean, sizer text)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT c.* FROM dof_chunk_internal(doc, max_tokens, overlap_tokens, pattern,
+                                       CASE WHEN model = '' THEN NULL ELSE (dof_model(model)).tokenizer_file END,
+                                       strategy, options) c;
+END;
+
+COMMENT ON FUNCTION dof_chunk(text, integer, integer, text, text, text, jsonb) IS
+    'Chunks of a markdown document by a strategy (dof_chunk_strategies(); default pattern, with options as a collection''s chunker_options), none over max_tokens tokens of the model''s tokenizer (model NULL: the default model; '''' or a hash model: characters); overlap_tokens (pattern: plain_text only) is capped at max_tokens / 4; char_start/char_end are 0-based, end exclusive: substr(doc, char_start + 1, char_end - char_start)';
+COMMENT ON FUNCTION dof_chunk_internal(text, integer, integer, text, text, text, jsonb) IS 'Internal: use dof_chunk';
+COMMENT ON FUNCTION dof_chunk_strategies() IS 'The chunking strategies a collection''s chunker (and dof_chunk''s strategy) can name, with the settings each accepts in chunker_options';
+COMMENT ON FUNCTION dof_check_chunker(text, jsonb) IS 'True when the strategy exists and accepts the options; otherwise an ERROR (22023) saying why (the CHECK on dof_collections)';
+
+
+-- One chunk-and-embed call for ingestion: the collection and model rows as one value each,
+-- the stored pattern passed in; dof_index_document, the only writer of dof_chunks, stores
+-- its rows. It also locks the document row, so a queue drain and a writer of the same
+-- document cannot interleave (stale metadata or a lost re-queue).
+CREATE FUNCTION "dof_chunk_embed_internal"("body" TEXT, "pattern" TEXT, "collection" dof_collections, "model" dof_models)
+RETURNS TABLE ("chunk_index" INT, "pattern" TEXT, "heading_path" TEXT[], "content" TEXT, "token_count" INT,
+               "char_start" INT, "char_end" INT, "table_piece" bool, "overlap" bool, "split" bool,
+               "sizer" TEXT, "chunker" TEXT, "embedding" real[])
+STABLE PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_chunk_embed_internal_wrapper';
+CREATE OR REPLACE FUNCTION dof_index_document(doc_id bigint) RETURNS integer
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    doc dof_documents;
+    coll dof_collections;
+    model_row dof_models;
+    stored integer;
+BEGIN
+    -- The row lock orders this with concurrent writers of the same document: a queue
+    -- drainer reads the newest committed body and metadata, and a writer that comes later
+    -- waits, then updates the chunks written here (or queues the document again).
+    SELECT * INTO doc FROM dof_documents WHERE id = doc_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'document % does not exist', doc_id USING ERRCODE = 'no_data_found';
+    END IF;
+    SELECT * INTO coll FROM dof_collections WHERE name = doc.collection;
+    model_row := dof_model(coll.model);
+    IF model_row.dimension <> 384 THEN
+        RAISE EXCEPTION 'model "%" has % dimensions but dof_chunks.embedding is vector(384)', model_row.name, model_row.dimension
+            USING ERRCODE = 'data_exception',
+                  HINT = 'give the collection a 384-dimension model (dof_models lists them)';
+    END IF;
+    DELETE FROM dof_chunks WHERE document_id = doc_id;
+    INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
+                            char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
+                            model, chunker_version, sizer, chunker)
+    SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
+           c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, c.embedding,
+           dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content),
+           model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker
+    FROM dof_chunk_embed_internal(doc.body, doc.pattern, coll, model_row) c;
+    GET DIAGNOSTICS stored = ROW_COUNT;
+    RETURN stored;
+END
+$$;
+COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks (the only writer of dof_chunks): chunk by the collection''s strategy, embed, store; returns the number of chunks';
+COMMENT ON FUNCTION dof_chunk_embed_internal(text, text, dof_collections, dof_models) IS 'Internal: chunks a document by its collection''s strategy and embeds the chunks with the model (one call); dof_index_document stores the rows';

@@ -1,9 +1,11 @@
 //! dof_classify and dof_chunk.
 
+use dof_core::chunk::strategies::{Settings, STRATEGIES};
 use dof_core::chunk::{chunk_document_with, CharacterSizer, Chunk, ChunkError, ChunkOptions, MIN_MAX_TOKENS};
 use dof_core::classify::{Features, Pattern, Thresholds};
 use dof_core::embed::EmbedError;
 use pgrx::prelude::*;
+use pgrx::JsonB;
 
 use super::errors::{checked_model_file, raise_chunk_error, raise_embed_error, raise_invalid_parameter, raise_null_argument};
 use crate::{backend_models, guc};
@@ -72,11 +74,89 @@ fn dof_chunker_version() -> &'static str {
     dof_core::chunk::CHUNKER_VERSION
 }
 
-/// The pattern-specific chunks of `doc`, none over `max_tokens` tokens of the tokenizer in
+/// Every chunking strategy, with its settings (`chunker_options` keys).
+#[pg_extern(immutable, parallel_safe)]
+fn dof_chunk_strategies() -> TableIterator<'static, (name!(name, &'static str), name!(description, &'static str), name!(settings, JsonB))> {
+    TableIterator::new(STRATEGIES.iter().map(|s| {
+        let settings = s.settings().iter().map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string()))).collect();
+        (s.name(), s.description(), JsonB(serde_json::Value::Object(settings)))
+    }))
+}
+
+/// Whether `strategy` with `options` is usable; an ERROR (22023) that says why not. The
+/// CHECK constraint on dof_collections calls it, so a bad chunker is refused when it is set,
+/// not at the first insert.
+#[pg_extern(immutable, parallel_safe, strict)]
+fn dof_check_chunker(strategy: &str, options: JsonB) -> bool {
+    let settings = settings(&options);
+    dof_core::chunk::strategies::find(strategy, &settings).unwrap_or_else(|e| raise_chunk_error(e));
+    true
+}
+
+/// A JSON object's values as settings: strings as they are, numbers and booleans as text.
+pub(crate) fn settings(options: &JsonB) -> Settings {
+    let serde_json::Value::Object(map) = &options.0 else {
+        raise_invalid_parameter(&format!("chunker options must be a JSON object, got {}", options.0))
+    };
+    map.iter()
+        .map(|(key, value)| {
+            let text = match value {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Number(_) | serde_json::Value::Bool(_) => value.to_string(),
+                _ => raise_invalid_parameter(&format!("chunker option \"{key}\" must be a string, number or boolean, got {value}")),
+            };
+            (key.clone(), text)
+        })
+        .collect()
+}
+
+/// The chunks of `doc` by `strategy`, none over `max_tokens` tokens of the tokenizer in
 /// `tokenizer_file` (relative to pg_dof.model_dir unless absolute; NULL counts characters).
 /// The user-facing dof_chunk (sql/chunk.sql) takes a model name instead.
-#[pg_extern(stable, parallel_safe)]
+#[pg_extern(stable, parallel_safe, name = "dof_chunk_internal")]
 #[allow(clippy::type_complexity)] // pgrx reads the row's column names from this tuple
+fn dof_chunk_strategy_internal(
+    doc: Option<&str>,
+    max_tokens: Option<i32>,
+    overlap_tokens: Option<i32>,
+    pattern: Option<&str>,
+    tokenizer_file: Option<&str>,
+    strategy: Option<&str>,
+    options: Option<JsonB>,
+) -> TableIterator<
+    'static,
+    (
+        name!(chunk_index, i32),
+        name!(pattern, &'static str),
+        name!(heading_path, Vec<String>),
+        name!(content, String),
+        name!(token_count, i32),
+        name!(char_start, i32),
+        name!(char_end, i32),
+        name!(table_piece, bool),
+        name!(header_repeated, bool),
+        name!(overlap, bool),
+        name!(split, bool),
+        name!(sizer, &'static str),
+    ),
+> {
+    let max_tokens = max_tokens.unwrap_or_else(|| raise_null_argument("max_tokens"));
+    let overlap_tokens = overlap_tokens.unwrap_or_else(|| raise_null_argument("overlap_tokens"));
+    let Some(doc) = doc else {
+        return TableIterator::new(Vec::new());
+    };
+    let strategy = strategy.unwrap_or_else(|| raise_null_argument("strategy"));
+    let settings = settings(&options.unwrap_or_else(|| raise_null_argument("options")));
+    let options = chunk_options(max_tokens, overlap_tokens, pattern, strategy, settings);
+    let chunks = chunk(doc, &options, tokenizer_file.map(checked_model_file));
+    TableIterator::new(chunks.into_iter().map(chunk_row))
+}
+
+/// dof_chunk_internal as 0.1.0's SQL declares it (five arguments, the pattern strategy):
+/// a database still at 0.1.0 calls this symbol with the new library until `ALTER EXTENSION
+/// pg_dof UPDATE`. Not in the current install script.
+#[pg_extern(stable, parallel_safe, sql = false)]
+#[allow(clippy::type_complexity)]
 fn dof_chunk_internal(
     doc: Option<&str>,
     max_tokens: Option<i32>,
@@ -100,40 +180,44 @@ fn dof_chunk_internal(
         name!(sizer, &'static str),
     ),
 > {
-    let max_tokens = max_tokens.unwrap_or_else(|| raise_null_argument("max_tokens"));
-    let overlap_tokens = overlap_tokens.unwrap_or_else(|| raise_null_argument("overlap_tokens"));
-    let Some(doc) = doc else {
-        return TableIterator::new(Vec::new());
-    };
-    let options = chunk_options(max_tokens, overlap_tokens, pattern);
-    let chunks = chunk(doc, &options, tokenizer_file.map(checked_model_file));
-    TableIterator::new(chunks.into_iter().map(chunk_row))
+    let default = dof_core::chunk::strategies::default_name();
+    dof_chunk_strategy_internal(doc, max_tokens, overlap_tokens, pattern, tokenizer_file, Some(default), Some(JsonB(serde_json::json!({}))))
 }
 
-pub(crate) fn chunk_options(max_tokens: i32, overlap_tokens: i32, pattern: Option<&str>) -> ChunkOptions {
-    let pattern = pattern.map(|name| {
-        Pattern::parse(name).unwrap_or_else(|| {
-            raise_invalid_parameter(&format!("unknown pattern \"{name}\": use small, h2_compound, bold_headers, plain_text or giant_table"))
-        })
-    });
+pub(crate) fn chunk_options(
+    max_tokens: i32,
+    overlap_tokens: i32,
+    pattern: Option<&str>,
+    strategy: &str,
+    settings: Settings,
+) -> ChunkOptions {
+    let pattern = pattern.map(|name| Pattern::parse(name).unwrap_or_else(|| raise_chunk_error(ChunkError::UnknownPattern(name.into()))));
+    if let Err(error) = dof_core::chunk::strategies::find(strategy, &settings) {
+        raise_chunk_error(error);
+    }
     if max_tokens < MIN_MAX_TOKENS as i32 {
         raise_invalid_parameter(&ChunkError::MaxTokensTooSmall(i64::from(max_tokens)).to_string());
     }
     let max_tokens = max_tokens as usize;
     let overlap_tokens = usize::try_from(overlap_tokens).unwrap_or_else(|_| raise_invalid_parameter("overlap_tokens must not be negative"));
-    ChunkOptions { max_tokens, overlap_tokens, pattern, ..ChunkOptions::default() }
+    ChunkOptions { max_tokens, overlap_tokens, pattern, strategy: strategy.to_string(), settings, ..ChunkOptions::default() }
 }
 
 /// Chunks with the tokenizer in `tokenizer_file` (or characters when `None`), cancellable.
 pub(crate) fn chunk(doc: &str, options: &ChunkOptions, tokenizer_file: Option<&str>) -> Vec<Chunk> {
+    let tokenizer_path = tokenizer_file.map(|file| guc::model_dir().join(file));
+    chunk_with(doc, options, tokenizer_path.as_deref())
+}
+
+/// [`chunk`] with the tokenizer's full path.
+pub(crate) fn chunk_with(doc: &str, options: &ChunkOptions, tokenizer_path: Option<&std::path::Path>) -> Vec<Chunk> {
     let check_interrupts = &|| {
         pgrx::check_for_interrupts!();
     };
-    let result = match tokenizer_file {
+    let result = match tokenizer_path {
         None => chunk_document_with(doc, &CharacterSizer, options, check_interrupts),
-        Some(file) => {
-            let tokenizer =
-                backend_models::tokenizer_at(&guc::model_dir().join(file)).unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e)));
+        Some(path) => {
+            let tokenizer = backend_models::tokenizer_at(path).unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e)));
             chunk_document_with(doc, tokenizer.as_ref(), options, check_interrupts)
         }
     };

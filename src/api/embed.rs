@@ -2,7 +2,9 @@
 //! read the model's dof_models row and cast to `vector`; these take that row's fields.
 
 use dof_core::embed::{ModelKind, ModelSpec};
+use pgrx::heap_tuple::PgHeapTuple;
 use pgrx::prelude::*;
+use pgrx::AllocatedByRust;
 
 use super::errors::{checked_model_file, raise_embed_error, raise_invalid_parameter, raise_null_argument, raise_too_long};
 use crate::{backend_models, guc};
@@ -40,7 +42,33 @@ fn spec(
     spec
 }
 
-fn check_interrupts() {
+/// The spec of a `dof_models` row, passed from SQL as one value, with its prefixes.
+pub(crate) fn spec_of_row(model: &PgHeapTuple<'_, AllocatedByRust>) -> ModelSpec {
+    let text = |field: &str| -> Option<String> {
+        model.get_by_name::<String>(field).unwrap_or_else(|e| raise_invalid_parameter(&format!("dof_models.{field}: {e}")))
+    };
+    let int = |field: &str| -> i32 {
+        model
+            .get_by_name::<i32>(field)
+            .unwrap_or_else(|e| raise_invalid_parameter(&format!("dof_models.{field}: {e}")))
+            .unwrap_or_else(|| raise_null_argument(&format!("dof_models.{field}")))
+    };
+    let required = |field: &str| text(field).unwrap_or_else(|| raise_null_argument(&format!("dof_models.{field}")));
+    let mut spec = spec(
+        &required("kind"),
+        &required("name"),
+        text("model_file").as_deref(),
+        text("tokenizer_file").as_deref(),
+        int("dimension"),
+        int("max_positions"),
+        &required("revision"),
+    );
+    spec.query_prefix = required("query_prefix");
+    spec.passage_prefix = required("passage_prefix");
+    spec
+}
+
+pub(crate) fn check_interrupts() {
     pgrx::check_for_interrupts!();
 }
 

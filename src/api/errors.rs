@@ -50,7 +50,10 @@ pub fn raise_too_long(message: &str, hint: &str) -> ! {
 pub fn raise_chunk_error(error: ChunkError) -> ! {
     match error {
         ChunkError::Tokenize(e) => raise_embed_error(EmbedError::Tokenizer(e)),
-        ChunkError::MaxTokensTooSmall(_) => raise_invalid_parameter(&error.to_string()),
+        ChunkError::MaxTokensTooSmall(_)
+        | ChunkError::UnknownStrategy(_)
+        | ChunkError::UnknownPattern(_)
+        | ChunkError::InvalidSetting { .. } => raise_invalid_parameter(&error.to_string()),
     }
 }
 

@@ -4,6 +4,7 @@
 mod chunk;
 mod embed;
 mod errors;
+mod ingest;
 mod search;
 mod version;
 
@@ -23,12 +24,24 @@ pgrx::extension_sql_file!(
 pgrx::extension_sql_file!(
     "../../sql/chunk.sql",
     name = "chunk",
-    requires = ["models", chunk::dof_classify, chunk::dof_classify_features, chunk::dof_chunk_internal]
+    requires = [
+        "models",
+        chunk::dof_classify,
+        chunk::dof_classify_features,
+        chunk::dof_chunk_strategy_internal,
+        chunk::dof_chunk_strategies,
+        chunk::dof_check_chunker
+    ]
 );
-pgrx::extension_sql_file!("../../sql/store.sql", name = "store", requires = ["models", "chunk", "embed", chunk::dof_chunker_version]);
+pgrx::extension_sql_file!("../../sql/tables.sql", name = "tables", requires = ["models", chunk::dof_check_chunker]);
+pgrx::extension_sql_file!(
+    "../../sql/ingest.sql",
+    name = "ingest",
+    requires = ["tables", "chunk", "embed", chunk::dof_chunker_version, ingest::dof_chunk_embed_internal]
+);
 pgrx::extension_sql_file!(
     "../../sql/search.sql",
     name = "search",
-    requires = ["store", search::dof_bm25_internal, search::dof_lexeme_fractions_internal]
+    requires = ["ingest", search::dof_bm25_internal, search::dof_lexeme_fractions_internal]
 );
-pgrx::extension_sql_file!("../../sql/reports.sql", name = "reports", requires = ["store"]);
+pgrx::extension_sql_file!("../../sql/reports.sql", name = "reports", requires = ["ingest"]);

@@ -99,7 +99,7 @@ check "$(q -c "SELECT count(*) FROM dof_documents d JOIN dof_collections k ON k.
                       FROM dof_chunks c WHERE c.document_id = d.id)
                      IS DISTINCT FROM
                      (SELECT array_agg(ROW(x.chunk_index, x.char_start, x.char_end, x.content, x.token_count)::text ORDER BY x.chunk_index)
-                      FROM dof_chunk(d.body, k.max_tokens, k.overlap_tokens, NULL, k.model) x)")" "0" \
+                      FROM dof_chunk(d.body, k.max_tokens, k.overlap_tokens, NULL, k.model, k.chunker, k.chunker_options) x)")" "0" \
   "every document has exactly the chunks of its current body ($(q -c "SELECT count(*) FROM dof_documents") documents, $(q -c "SELECT count(*) FROM dof_chunks") chunks)"
 check "$(q -c "SELECT count(*) FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE c.embedding IS NULL OR c.collection <> d.collection OR c.metadata <> d.metadata")" "0" "every chunk is embedded and carries its document's collection and metadata"
 check "$(q -c "SELECT count(*) FROM dof_documents d WHERE d.collection = 'soak_q' AND NOT EXISTS (SELECT 1 FROM dof_queue q WHERE q.document_id = d.id AND q.status = 'done')")" "0" "every deferred document's queue row is done"

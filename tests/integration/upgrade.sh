@@ -9,6 +9,13 @@ tests="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$scripts/.." && pwd)"
 current="$(sed -n 's/^version = "\(.*\)"/\1/p' "$repo/Cargo.toml" | head -1)"
 
+# A database keeps calling its installed version's C symbols with the new library until it is
+# updated: every symbol a frozen install script or an upgrade script names must still exist.
+library="$("${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}" --pkglibdir)/pg_dof.so"
+missing=$(cat "$repo"/sql/releases/*.sql "$repo"/sql/pg_dof--*--*.sql | sed -n "s/.*'MODULE_PATHNAME', '\([a-z_0-9]*\)'.*/\1/p" | sort -u \
+  | while read -r symbol; do nm -D --defined-only "$library" | grep -qw "$symbol" || echo "$symbol"; done)
+check "${missing:-none}" "none" "every C symbol of the frozen and upgrade scripts is in the new library"
+
 for db in pg_dof_upgrade pg_dof_fresh; do
   PG_DOF_DB=postgres "$scripts/cluster.sh" psql -X -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 done

@@ -30,6 +30,11 @@ impl Pattern {
     pub fn parse(name: &str) -> Option<Pattern> {
         Pattern::ALL.into_iter().find(|p| p.as_str() == name)
     }
+
+    /// The names, comma-separated, for messages.
+    pub fn names() -> String {
+        Pattern::ALL.map(Pattern::as_str).join(", ")
+    }
 }
 
 impl fmt::Display for Pattern {

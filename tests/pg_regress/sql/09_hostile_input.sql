@@ -43,17 +43,17 @@ SELECT dof_classify(E'```markdown\n' || repeat(E'## no es título\n', 600) || E'
 -- refusal comes before the file is looked at (an existing and a missing path answer alike)
 CREATE ROLE dof_regress_hostile;
 SET ROLE dof_regress_hostile;
-SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/etc/passwd');
-SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/no/such/file.json');
-SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '../../../../etc/passwd');
+SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/etc/passwd', 'pattern', '{}');
+SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/no/such/file.json', 'pattern', '{}');
+SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '../../../../etc/passwd', 'pattern', '{}');
 SELECT dof_probe_model_internal('x', '/etc/passwd', '/etc/passwd', 512);
 SELECT dof_register_model('x', '/etc/passwd', '/etc/passwd');
 -- inside the model folder works as before
-SELECT count(*) AS chunks FROM dof_chunk_internal('una frase', 100, 0, NULL, 'multilingual-e5-small/tokenizer.json');
+SELECT count(*) AS chunks FROM dof_chunk_internal('una frase', 100, 0, NULL, 'multilingual-e5-small/tokenizer.json', 'pattern', '{}');
 RESET ROLE;
 DROP ROLE dof_regress_hostile;
 -- a superuser may name any file, but a file that is not a tokenizer is not quoted back
-SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/etc/passwd');
+SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/etc/passwd', 'pattern', '{}');
 -- the backend is still here
 SELECT count(*) AS still_chunks FROM dof_chunk('# Aviso\n\nTexto.');
 

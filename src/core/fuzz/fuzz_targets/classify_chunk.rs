@@ -1,5 +1,6 @@
-//! classify + chunk on arbitrary input, with the character sizer and (when installed) the
-//! real e5 tokenizer; every invariant is checked, so a violation is a crash.
+//! classify + chunk on arbitrary input, with every strategy (`strategies::STRATEGIES`), the
+//! character sizer and (when installed) the real e5 tokenizer; every invariant is checked,
+//! so a violation is a crash.
 //!
 //!   cargo +nightly fuzz run classify_chunk -- -max_total_time=1800
 #![no_main]
@@ -7,6 +8,7 @@
 use std::sync::OnceLock;
 
 use dof_core::chunk::measure::ChunkSizer;
+use dof_core::chunk::strategies::STRATEGIES;
 use dof_core::chunk::{chunk_document, invariants, CharacterSizer, ChunkOptions};
 use dof_core::classify::{classify, Pattern, Thresholds};
 use dof_core::tokenize::ModelTokenizer;
@@ -43,9 +45,12 @@ fuzz_target!(|data: &[u8]| {
         n => Some(Pattern::ALL[usize::from(n) - 1]),
     };
     let max_tokens = 16 + usize::from(control / 6) * 4;
-    let options = ChunkOptions { max_tokens, overlap_tokens: 8, thresholds: small, pattern };
-    check(&text, &CharacterSizer, &options);
-    if let Some(tokenizer) = tokenizer() {
-        check(&text, tokenizer, &options);
+    for strategy in STRATEGIES {
+        let options =
+            ChunkOptions { max_tokens, overlap_tokens: 8, thresholds: small, pattern, strategy: strategy.name().to_string(), ..Default::default() };
+        check(&text, &CharacterSizer, &options);
+        if let Some(tokenizer) = tokenizer() {
+            check(&text, tokenizer, &options);
+        }
     }
 });

@@ -1,17 +1,19 @@
 //! Pattern-first chunking (seed 000) under a hard token limit, losing nothing.
 //!
-//! 1. [`classify`](crate::classify) picks the pattern (unless the caller forces one).
+//! 1. [`classify`](crate::classify) picks the pattern (unless the caller knows it).
 //! 2. [`blocks`] parses the markdown once (pulldown-cmark, with offsets).
-//! 3. The pattern's strategy groups blocks into sections and [`pack`] packs them into
-//!    pieces of at most `max_tokens`, splitting what is too big.
+//! 3. A [`strategies`] entry (by default `pattern`: the pattern picks the recipe) groups
+//!    blocks into sections and [`pack`] packs them into pieces of at most `max_tokens`,
+//!    splitting what is too big; strategies that want [`overlap`] add it.
 //! 4. Each piece becomes a [`Chunk`] whose text is its source span (plus a repeated table
 //!    header), with exact token counts from one measuring pass ([`measure`]).
 
 pub mod blocks;
 pub mod invariants;
 pub mod measure;
+pub mod overlap;
 pub mod pack;
-mod strategy;
+pub mod strategies;
 
 use std::ops::Range;
 
@@ -21,6 +23,7 @@ use crate::tokenize::TokenizeError;
 use blocks::BlockKind;
 use measure::{ChunkSizer, Measure};
 use pack::{Packer, Piece, Unit, UnitKind};
+use strategies::{Document, Limits, Settings};
 
 pub use measure::CharacterSizer;
 
@@ -31,17 +34,29 @@ pub const CHUNKER_VERSION: &str = "2";
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChunkOptions {
     pub max_tokens: usize,
-    /// Tokens of the previous chunk repeated at the start of the next (plain_text only);
-    /// at most a quarter of `max_tokens` is used, so chunks keep room for new text.
+    /// Tokens of the previous chunk repeated at the start of the next, for the strategies
+    /// that overlap (pattern: plain_text only); at most a quarter of `max_tokens` is used,
+    /// so chunks keep room for new text.
     pub overlap_tokens: usize,
     pub thresholds: Thresholds,
-    /// Use this pattern's strategy instead of classifying.
+    /// The document's pattern when the caller knows it (stored, or forced): no classifying.
     pub pattern: Option<Pattern>,
+    /// A name from [`strategies::STRATEGIES`].
+    pub strategy: String,
+    /// The strategy's own settings.
+    pub settings: Settings,
 }
 
 impl Default for ChunkOptions {
     fn default() -> Self {
-        Self { max_tokens: 800, overlap_tokens: 50, thresholds: Thresholds::default(), pattern: None }
+        Self {
+            max_tokens: 800,
+            overlap_tokens: 50,
+            thresholds: Thresholds::default(),
+            pattern: None,
+            strategy: strategies::default_name().to_string(),
+            settings: Settings::new(),
+        }
     }
 }
 
@@ -53,6 +68,12 @@ pub const MIN_MAX_TOKENS: usize = 16;
 pub enum ChunkError {
     #[error("max_tokens must be at least {MIN_MAX_TOKENS}, got {0}")]
     MaxTokensTooSmall(i64),
+    #[error("unknown chunking strategy \"{0}\": use {names}", names = strategies::names())]
+    UnknownStrategy(String),
+    #[error("unknown pattern \"{0}\": use {names}", names = Pattern::names())]
+    UnknownPattern(String),
+    #[error("chunking strategy {strategy}: {message}")]
+    InvalidSetting { strategy: &'static str, message: String },
     #[error(transparent)]
     Tokenize(#[from] TokenizeError),
 }
@@ -61,6 +82,8 @@ pub enum ChunkError {
 pub struct Chunk {
     pub chunk_index: usize,
     pub pattern: Pattern,
+    /// The strategy that cut it.
+    pub strategy: &'static str,
     /// H1 > H2 > H3 in force where the chunk starts.
     pub heading_path: Vec<String>,
     pub content: String,
@@ -96,16 +119,18 @@ pub fn chunk_document_with(
     if options.max_tokens < MIN_MAX_TOKENS {
         return Err(ChunkError::MaxTokensTooSmall(options.max_tokens as i64));
     }
-    let pattern = options.pattern.unwrap_or_else(|| Features::of(text).pattern(&options.thresholds));
+    let strategy = strategies::find(&options.strategy, &options.settings)?;
+    let pattern =
+        strategy.forced_pattern(&options.settings).or(options.pattern).unwrap_or_else(|| Features::of(text).pattern(&options.thresholds));
     let (units, paths) = units(text, interrupt);
     if units.is_empty() {
         return Ok(Vec::new());
     }
     let measure = Measure::new(text, sizer, interrupt)?;
-    let packer = Packer { measure: &measure, max_tokens: options.max_tokens, tables_alone: pattern == Pattern::GiantTable };
-    let overlap_tokens = options.overlap_tokens.min(options.max_tokens / 4);
-    let pieces = strategy::pieces(pattern, &packer, &units, overlap_tokens)?;
-    assemble(text, &measure, pattern, pieces, &paths)
+    let packer = Packer { measure: &measure, max_tokens: options.max_tokens, tables_alone: false };
+    let document = Document { text, units: &units, pattern };
+    let pieces = strategy.pieces(&document, &packer, &Limits { overlap_tokens: options.overlap_tokens, settings: &options.settings })?;
+    assemble(text, &measure, pattern, strategy.name(), pieces, &paths)
 }
 
 /// Blocks as packing units, with the heading path in force at each.
@@ -133,7 +158,14 @@ fn units(text: &str, interrupt: &dyn Fn()) -> (Vec<Unit>, Vec<Vec<String>>) {
     (units, paths)
 }
 
-fn assemble(text: &str, measure: &Measure, pattern: Pattern, pieces: Vec<Piece>, paths: &[Vec<String>]) -> Result<Vec<Chunk>, ChunkError> {
+fn assemble(
+    text: &str,
+    measure: &Measure,
+    pattern: Pattern,
+    strategy: &'static str,
+    pieces: Vec<Piece>,
+    paths: &[Vec<String>],
+) -> Result<Vec<Chunk>, ChunkError> {
     let char_offsets = CharOffsets::new(text, pieces.iter().flat_map(|p| [p.span.start, p.span.end]));
     pieces
         .into_iter()
@@ -149,6 +181,7 @@ fn assemble(text: &str, measure: &Measure, pattern: Pattern, pieces: Vec<Piece>,
             Ok(Chunk {
                 chunk_index,
                 pattern,
+                strategy,
                 heading_path: paths[piece.path].clone(),
                 content,
                 token_count,

@@ -77,7 +77,7 @@ enum Level {
 }
 
 impl<'m, 'a> Packer<'m, 'a> {
-    fn count(&self, span: Range<usize>) -> Result<usize, TokenizeError> {
+    pub(crate) fn count(&self, span: Range<usize>) -> Result<usize, TokenizeError> {
         self.measure.count(span)
     }
 
@@ -334,37 +334,6 @@ impl<'m, 'a> Packer<'m, 'a> {
         }
         let below = snap(proposed - 1).max(first);
         furthest_fit(first, below, (below - first) / 2, snap, next, fits)
-    }
-
-    /// Plain text's overlap: each piece after the first of a section starts up to
-    /// `overlap_tokens` earlier, at a word of the previous piece, if the result still fits.
-    pub fn add_overlap(&self, pieces: &mut [Piece], overlap_tokens: usize) -> Result<(), TokenizeError> {
-        if overlap_tokens == 0 {
-            return Ok(());
-        }
-        for i in 1..pieces.len() {
-            let (before, after) = pieces.split_at_mut(i);
-            let (previous, piece) = (&before[i - 1], &mut after[0]);
-            if previous.table_piece || piece.table_piece || previous.span.end > piece.span.start {
-                continue;
-            }
-            let words = self.measure.words_in(previous.span.clone());
-            let mut start = piece.span.start;
-            let mut taken = 0usize;
-            for index in words.rev() {
-                let word = self.measure.word(index);
-                taken += word.tokens as usize;
-                if taken > overlap_tokens || self.count(word.start..piece.span.end)? > self.max_tokens {
-                    break;
-                }
-                start = word.start;
-            }
-            if start < piece.span.start {
-                piece.span.start = start;
-                piece.overlap = true;
-            }
-        }
-        Ok(())
     }
 }
 

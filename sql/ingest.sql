@@ -1,87 +1,5 @@
--- Documents in, chunks out: collections, documents, chunks, the queue, and the triggers
--- that keep chunks and embeddings current.
-
-CREATE TABLE dof_collections (
-    name               text PRIMARY KEY,
-    model              text NOT NULL DEFAULT 'multilingual-e5-small' REFERENCES dof_models (name) ON UPDATE CASCADE,
-    late_chunking      boolean NOT NULL DEFAULT true,
-    max_tokens         integer NOT NULL DEFAULT 800 CHECK (max_tokens >= 16),
-    overlap_tokens     integer NOT NULL DEFAULT 50 CHECK (overlap_tokens >= 0),
-    text_search_config regconfig NOT NULL DEFAULT 'spanish',
-    deferred           boolean NOT NULL DEFAULT false
-);
-INSERT INTO dof_collections (name) VALUES ('default');
-SELECT pg_catalog.pg_extension_config_dump('dof_collections', 'WHERE name <> ''default''');
-
-CREATE TABLE dof_documents (
-    id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    collection text NOT NULL DEFAULT 'default' REFERENCES dof_collections (name) ON UPDATE CASCADE,
-    source_id  text NOT NULL,
-    title      text,
-    body       text NOT NULL,
-    metadata   jsonb NOT NULL DEFAULT '{}',
-    pattern    text,
-    created_at timestamptz NOT NULL DEFAULT now(),
-    updated_at timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (collection, source_id)
-);
-SELECT pg_catalog.pg_extension_config_dump('dof_documents', '');
-SELECT pg_catalog.pg_extension_config_dump('dof_documents_id_seq', '');
-
--- The embedding column is vector(384), the default model's dimension: one HNSW index serves
--- every collection. A collection whose model has another dimension is refused (see
--- dof_index_document).
-CREATE TABLE dof_chunks (
-    id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    document_id     bigint NOT NULL REFERENCES dof_documents (id) ON DELETE CASCADE,
-    collection      text NOT NULL,
-    chunk_index     integer NOT NULL,
-    pattern         text NOT NULL,
-    heading_path    text[] NOT NULL,
-    content         text NOT NULL,
-    token_count     integer NOT NULL,
-    char_start      integer NOT NULL,
-    char_end        integer NOT NULL,
-    table_piece     boolean NOT NULL,
-    overlap         boolean NOT NULL,
-    split           boolean NOT NULL,
-    metadata        jsonb NOT NULL DEFAULT '{}',
-    embedding       vector(384),
-    tsv             tsvector NOT NULL,
-    model           text NOT NULL,
-    chunker_version text NOT NULL,
-    sizer           text NOT NULL,
-    UNIQUE (document_id, chunk_index)
-);
--- ef_construction 128 rather than pgvector's 64: e5 embeddings crowd into a narrow cone
--- (cosine similarities mostly 0.7-0.9) and the corpora hold near-duplicates, so a denser
--- graph was worth its doubled build time in recall (bench/sql/scale_search.sql; m 32 was
--- slower for the same recall).
-CREATE INDEX dof_chunks_embedding_idx ON dof_chunks USING hnsw (embedding vector_cosine_ops)
-    WITH (m = 16, ef_construction = 128);
-CREATE INDEX dof_chunks_tsv_idx ON dof_chunks USING gin (tsv);
-CREATE INDEX dof_chunks_metadata_idx ON dof_chunks USING gin (metadata jsonb_path_ops);
-CREATE INDEX dof_chunks_collection_idx ON dof_chunks (collection);
-SELECT pg_catalog.pg_extension_config_dump('dof_chunks', '');
-SELECT pg_catalog.pg_extension_config_dump('dof_chunks_id_seq', '');
-
-CREATE TABLE dof_queue (
-    document_id  bigint PRIMARY KEY REFERENCES dof_documents (id) ON DELETE CASCADE,
-    status       text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'done', 'failed')),
-    error        text,
-    attempts     integer NOT NULL DEFAULT 0,
-    queued_at    timestamptz NOT NULL DEFAULT now(),
-    processed_at timestamptz
-);
-CREATE INDEX dof_queue_queued_idx ON dof_queue (queued_at) WHERE status = 'queued';
--- A role sees the queue rows (and their errors) of the documents it can see: row-level
--- security on dof_documents carries over. The table owner is not subject to it.
-ALTER TABLE dof_queue ENABLE ROW LEVEL SECURITY;
-CREATE POLICY dof_queue_follows_documents ON dof_queue
-    USING (EXISTS (SELECT 1 FROM dof_documents d WHERE d.id = dof_queue.document_id));
-COMMENT ON POLICY dof_queue_follows_documents ON dof_queue IS
-    'A role sees the queue rows (and errors) of the documents it can see in dof_documents';
-SELECT pg_catalog.pg_extension_config_dump('dof_queue', '');
+-- Documents in, chunks out: the one writer of dof_chunks (dof_index_document), the
+-- triggers that call it or queue the document, and the queue.
 
 -- What the text leg searches: the heading path weighted A (a match in a title ranks
 -- higher), the content B. A function of its own so bulk loads build the same tsvector.
@@ -90,8 +8,9 @@ CREATE FUNCTION dof_chunk_tsvector(config regconfig, heading_path text[], conten
     RETURN setweight(to_tsvector(config, array_to_string(heading_path, ' ')), 'A')
            || setweight(to_tsvector(config, content), 'B');
 
--- (Re)builds the chunks of one document: classify, chunk, embed (late or independent per
--- its collection), store. Runs as the caller, in the caller's transaction.
+-- (Re)builds the chunks of one document: chunk by its collection's strategy with its stored
+-- pattern, embed (late or independent per the collection), store — one Rust call for the
+-- first two. Runs as the caller, in the caller's transaction. The only writer of dof_chunks.
 CREATE FUNCTION dof_index_document(doc_id bigint) RETURNS integer
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
@@ -115,29 +34,14 @@ BEGIN
                   HINT = 'give the collection a 384-dimension model (dof_models lists them)';
     END IF;
     DELETE FROM dof_chunks WHERE document_id = doc_id;
-    WITH chunks AS MATERIALIZED (
-        SELECT * FROM dof_chunk(doc.body, coll.max_tokens, coll.overlap_tokens, NULL, coll.model)
-    ), batch AS (
-        SELECT array_agg(content ORDER BY chunk_index) AS contents,
-               array_agg(array_to_string(heading_path[1:2], E'\n') ORDER BY chunk_index) AS front_matter
-        FROM chunks
-    ), embedded AS (
-        SELECT e.ordinality, e.embedding
-        FROM batch, dof_embed_late(batch.contents, batch.front_matter, coll.model) e
-        WHERE coll.late_chunking AND batch.contents IS NOT NULL
-        UNION ALL
-        SELECT e.ordinality, e.embedding
-        FROM batch, dof_embed(batch.contents, coll.model) e
-        WHERE NOT coll.late_chunking AND batch.contents IS NOT NULL
-    )
     INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
                             char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
-                            model, chunker_version, sizer)
+                            model, chunker_version, sizer, chunker)
     SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
-           c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, e.embedding,
+           c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, c.embedding,
            dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content),
-           model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer
-    FROM chunks c JOIN embedded e ON e.ordinality = c.chunk_index + 1;
+           model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker
+    FROM dof_chunk_embed_internal(doc.body, doc.pattern, coll, model_row) c;
     GET DIAGNOSTICS stored = ROW_COUNT;
     RETURN stored;
 END
@@ -242,13 +146,10 @@ END
 $$;
 
 COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text) IS 'The tsvector stored for a chunk: heading path weighted A, content B, in the given text search configuration';
-COMMENT ON TABLE dof_collections IS 'Per-collection settings: embedding model, late or independent embedding, chunk limits, text search configuration, deferred indexing';
-COMMENT ON TABLE dof_documents IS 'Markdown documents; inserting, updating or deleting one keeps its chunks current (triggers)';
-COMMENT ON TABLE dof_chunks IS 'Chunks of dof_documents with their embedding (HNSW, cosine) and tsvector (GIN); model and chunker_version record their producer';
-COMMENT ON TABLE dof_queue IS 'Documents of deferred collections waiting for dof_process_queue, with failures and their errors';
-COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks: classify, chunk, embed, store; returns the number of chunks';
+COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks (the only writer of dof_chunks): chunk by the collection''s strategy, embed, store; returns the number of chunks';
 COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document';
 COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection';
 COMMENT ON PROCEDURE dof_process_queue(integer, integer) IS 'Indexes queued documents in batches, committing after each and reporting progress; failures are recorded and skipped';
 COMMENT ON PROCEDURE dof_backfill(text, integer) IS 'Queues and re-indexes every document of a collection (or all)';
 COMMENT ON FUNCTION dof_chunker_version() IS 'Version of the chunking rules; stored on every chunk so re-chunking can target older ones';
+COMMENT ON FUNCTION dof_chunk_embed_internal(text, text, dof_collections, dof_models) IS 'Internal: chunks a document by its collection''s strategy and embeds the chunks with the model (one call); dof_index_document stores the rows';

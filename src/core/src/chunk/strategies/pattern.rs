@@ -1,10 +1,47 @@
-//! The five strategies: how each pattern groups units into sections before packing.
+//! The pattern strategy (seed 000): the document's structural pattern picks how units are
+//! grouped into sections before packing: one recipe per pattern.
 
-use super::pack::{Packer, Piece, Unit};
+use super::{Document, Limits, Settings, Strategy};
+use crate::chunk::overlap;
+use crate::chunk::pack::{Packer, Piece, Unit};
+use crate::chunk::ChunkError;
 use crate::classify::Pattern;
 use crate::tokenize::TokenizeError;
 
-pub fn pieces(pattern: Pattern, packer: &Packer, units: &[Unit], overlap_tokens: usize) -> Result<Vec<Piece>, TokenizeError> {
+pub struct PatternStrategy;
+
+impl Strategy for PatternStrategy {
+    fn name(&self) -> &'static str {
+        "pattern"
+    }
+
+    fn description(&self) -> &'static str {
+        "the document's structural pattern (small, h2_compound, bold_headers, plain_text, giant_table) picks the recipe; overlap on plain_text only"
+    }
+
+    fn settings(&self) -> &'static [(&'static str, &'static str)] {
+        &[("pattern", "use this pattern's recipe for every document instead of its classification")]
+    }
+
+    fn check(&self, settings: &Settings) -> Result<(), ChunkError> {
+        match settings.get("pattern") {
+            Some(name) if Pattern::parse(name).is_none() => Err(ChunkError::UnknownPattern(name.clone())),
+            _ => Ok(()),
+        }
+    }
+
+    fn forced_pattern(&self, settings: &Settings) -> Option<Pattern> {
+        settings.get("pattern").and_then(|name| Pattern::parse(name))
+    }
+
+    fn pieces(&self, document: &Document, packer: &Packer, limits: &Limits) -> Result<Vec<Piece>, TokenizeError> {
+        let pattern = self.forced_pattern(limits.settings).unwrap_or(document.pattern);
+        let packer = Packer { tables_alone: pattern == Pattern::GiantTable, ..*packer };
+        pieces(pattern, &packer, document.units, overlap::usable(limits.overlap_tokens, packer.max_tokens))
+    }
+}
+
+fn pieces(pattern: Pattern, packer: &Packer, units: &[Unit], overlap_tokens: usize) -> Result<Vec<Piece>, TokenizeError> {
     let mut pieces = Vec::new();
     match pattern {
         Pattern::Small => small(packer, units, &mut pieces)?,
@@ -15,7 +52,7 @@ pub fn pieces(pattern: Pattern, packer: &Packer, units: &[Unit], overlap_tokens:
             // pack to the limit less the overlap, so the overlap always has room
             let narrower = Packer { max_tokens: packer.max_tokens - overlap_tokens, ..*packer };
             narrower.pack(units, &mut pieces)?;
-            packer.add_overlap(&mut pieces, overlap_tokens)?;
+            overlap::add(packer, &mut pieces, overlap_tokens)?;
         }
         // the packer keeps each table apart from the text around it (tables_alone)
         Pattern::GiantTable => packer.pack(units, &mut pieces)?,

@@ -1,0 +1,35 @@
+-- Chunking strategies as an open set: the list, dof_chunk(strategy, options), a
+-- collection's chunker and chunker_options, and what is refused.
+\set SHOW_CONTEXT never
+SELECT name, settings FROM dof_chunk_strategies() ORDER BY name;
+
+-- the pattern setting forces one recipe whatever the classification says
+WITH doc(body) AS (VALUES (E'# Aviso\n\nUn párrafo corto.\n\n## Primero\n\nTexto uno.\n\n## Segundo\n\nTexto dos.\n'))
+SELECT 'classified' AS how, count(*) AS chunks, min(c.pattern) AS pattern FROM doc, dof_chunk(body, 64, 0) c
+UNION ALL
+SELECT 'forced', count(*), min(c.pattern) FROM doc, dof_chunk(body, 64, 0, strategy => 'pattern', options => '{"pattern": "h2_compound"}') c;
+
+-- refused, with the choices named
+SELECT * FROM dof_chunk('texto', strategy => 'semantico');
+SELECT * FROM dof_chunk('texto', options => '{"ventana": 3}');
+SELECT * FROM dof_chunk('texto', options => '{"pattern": "tabla"}');
+SELECT * FROM dof_chunk('texto', options => '[1, 2]');
+SELECT * FROM dof_chunk('texto', strategy => NULL);
+INSERT INTO dof_collections (name, chunker) VALUES ('regress_bad_chunker', 'semantico');
+INSERT INTO dof_collections (name, chunker_options) VALUES ('regress_bad_chunker', '{"pattern": "tabla"}');
+
+-- a collection that forces plain_text: stored chunks record the pattern and the strategy
+INSERT INTO dof_collections (name, max_tokens, overlap_tokens, chunker_options)
+VALUES ('regress_strategies', 32, 4, '{"pattern": "plain_text"}');
+INSERT INTO dof_documents (collection, source_id, body)
+VALUES ('regress_strategies', 'h2', E'# Aviso\n\n## Primero\n\nEl tipo de cambio para solventar obligaciones en moneda extranjera fue de 17.05 pesos.\n\n## Segundo\n\nLa tasa de interés interbancaria de equilibrio a 28 días fue de 11.25 por ciento.\n');
+SELECT d.pattern AS classified, c.pattern AS chunked_as, c.chunker, count(*) AS chunks, bool_or(c.overlap) AS some_overlap,
+       max(c.token_count) <= 32 AS within_limit, bool_and(c.embedding IS NOT NULL) AS embedded
+FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id
+WHERE d.collection = 'regress_strategies' GROUP BY 1, 2, 3;
+-- changing the collection's options and re-indexing follows them
+UPDATE dof_collections SET chunker_options = '{}' WHERE name = 'regress_strategies';
+SELECT dof_index_document(id) > 0 AS reindexed FROM dof_documents WHERE collection = 'regress_strategies';
+SELECT DISTINCT c.pattern, c.chunker FROM dof_chunks c WHERE c.collection = 'regress_strategies';
+DELETE FROM dof_documents WHERE collection = 'regress_strategies';
+DELETE FROM dof_collections WHERE name = 'regress_strategies';
