@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Runs pg_dof's test tiers against real PostgreSQL 15, real pgvector and the real model.
-#   test.sh [core|pgrx|regress|integration ...]    (default: all four, in that order)
+#   test.sh [lint|core|pgrx|regress|integration ...]    (default: all five, in that order)
 # Expects `make setup` to have run (the Makefile's test target does it first).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/config.sh"
 repo="$(cd "$here/.." && pwd)"
 cd "$repo"
-tiers=("$@"); [ ${#tiers[@]} -gt 0 ] || tiers=(core pgrx regress integration)
+tiers=("$@"); [ ${#tiers[@]} -gt 0 ] || tiers=(lint core pgrx regress integration)
 
 for tier in "${tiers[@]}"; do
   case "$tier" in
+    lint)
+      log "tier 0: cargo fmt --check and clippy -D warnings (workspace, every target)"
+      cargo fmt --all --check
+      cargo clippy --release --workspace --all-targets -- -D warnings
+      ;;
     core)
       log "tier 1: dof_core (no PostgreSQL), release build"
       corpora="${PG_DOF_CORPORA:-$repo/../shared/corpora}"
@@ -51,6 +56,6 @@ for tier in "${tiers[@]}"; do
         bash "$script"
       done
       ;;
-    *) echo "unknown tier $tier (core, pgrx, regress, integration)" >&2; exit 2 ;;
+    *) echo "unknown tier $tier (lint, core, pgrx, regress, integration)" >&2; exit 2 ;;
   esac
 done

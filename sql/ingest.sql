@@ -48,9 +48,21 @@ END
 $$;
 
 -- BEFORE: the cheap part (pattern, timestamps). AFTER: chunks, now or through the queue.
+--
+-- A restore is not an insert: pg_dump and pg_restore set check_function_bodies = off for
+-- the whole restore, and the dump holds every document's chunks and queue row. While it is
+-- off, documents are stored as they come (their pattern too) and not indexed again, so
+-- the restored chunks and queue rows load after them without conflicts or re-embedding.
+CREATE FUNCTION dof_restoring() RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN NOT current_setting('check_function_bodies')::boolean;
+
 CREATE FUNCTION dof_documents_before() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
+    IF TG_OP = 'INSERT' AND NEW.pattern IS NOT NULL AND dof_restoring() THEN
+        RETURN NEW;
+    END IF;
     NEW.pattern := dof_classify(NEW.body);
     IF TG_OP = 'UPDATE' THEN
         NEW.updated_at := now();
@@ -62,6 +74,9 @@ $$;
 CREATE FUNCTION dof_documents_after() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
+    IF TG_OP = 'INSERT' AND dof_restoring() THEN
+        RETURN NULL;  -- its chunks and queue row come from the dump
+    END IF;
     IF TG_OP = 'UPDATE' AND NEW.body = OLD.body AND NEW.collection = OLD.collection THEN
         UPDATE dof_chunks SET metadata = NEW.metadata WHERE document_id = NEW.id;  -- metadata only
         RETURN NULL;
@@ -147,8 +162,9 @@ $$;
 
 COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text) IS 'The tsvector stored for a chunk: heading path weighted A, content B, in the given text search configuration';
 COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks (the only writer of dof_chunks): chunk by the collection''s strategy, embed, store; returns the number of chunks';
-COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document';
-COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection';
+COMMENT ON FUNCTION dof_restoring() IS 'True while check_function_bodies is off, as pg_dump and pg_restore set it: the triggers then store inserted documents without classifying or indexing them (their chunks come from the dump)';
+COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document (a restored one keeps its stored pattern)';
+COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection (not during a restore: see dof_restoring)';
 COMMENT ON PROCEDURE dof_process_queue(integer, integer) IS 'Indexes queued documents in batches, committing after each and reporting progress; failures are recorded and skipped';
 COMMENT ON PROCEDURE dof_backfill(text, integer) IS 'Queues and re-indexes every document of a collection (or all)';
 COMMENT ON FUNCTION dof_chunker_version() IS 'Version of the chunking rules; stored on every chunk so re-chunking can target older ones';

@@ -55,9 +55,34 @@ BEGIN
 END
 $$;
 
+-- A restore is not an insert: pg_dump and pg_restore set check_function_bodies = off for
+-- the whole restore, and the dump holds every document's chunks and queue row. While it is
+-- off, documents are stored as they come (their pattern too) and not indexed again, so
+-- the restored chunks and queue rows load after them without conflicts or re-embedding.
+CREATE FUNCTION dof_restoring() RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN NOT current_setting('check_function_bodies')::boolean;
+
+CREATE OR REPLACE FUNCTION dof_documents_before() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF TG_OP = 'INSERT' AND NEW.pattern IS NOT NULL AND dof_restoring() THEN
+        RETURN NEW;
+    END IF;
+    NEW.pattern := dof_classify(NEW.body);
+    IF TG_OP = 'UPDATE' THEN
+        NEW.updated_at := now();
+    END IF;
+    RETURN NEW;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION dof_documents_after() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
+    IF TG_OP = 'INSERT' AND dof_restoring() THEN
+        RETURN NULL;  -- its chunks and queue row come from the dump
+    END IF;
     IF TG_OP = 'UPDATE' AND NEW.body = OLD.body AND NEW.collection = OLD.collection THEN
         UPDATE dof_chunks SET metadata = NEW.metadata WHERE document_id = NEW.id;  -- metadata only
         RETURN NULL;
@@ -76,6 +101,9 @@ BEGIN
     RETURN NULL;
 END
 $$;
+COMMENT ON FUNCTION dof_restoring() IS 'True while check_function_bodies is off, as pg_dump and pg_restore set it: the triggers then store inserted documents without classifying or indexing them (their chunks come from the dump)';
+COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document (a restored one keeps its stored pattern)';
+COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection (not during a restore: see dof_restoring)';
 
 CREATE OR REPLACE PROCEDURE dof_process_queue(batch_size integer DEFAULT 10, max_batches integer DEFAULT NULL)
     LANGUAGE plpgsql AS $$
@@ -331,3 +359,15 @@ END
 $$;
 COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks (the only writer of dof_chunks): chunk by the collection''s strategy, embed, store; returns the number of chunks';
 COMMENT ON FUNCTION dof_chunk_embed_internal(text, text, dof_collections, dof_models) IS 'Internal: chunks a document by its collection''s strategy and embeds the chunks with the model (one call); dof_index_document stores the rows';
+
+-- A careless DROP EXTENSION pg_dof (or DROP EXTENSION vector CASCADE, or DROP SCHEMA ...
+-- CASCADE of pg_dof's schema) would delete every stored document with the extension's
+-- tables. This event trigger refuses it while documents are stored, unless the session
+-- says SET pg_dof.allow_drop = on (src/api/drop_guard.rs reads the statement).
+CREATE FUNCTION dof_drop_guard() RETURNS event_trigger
+    LANGUAGE c AS 'MODULE_PATHNAME', 'dof_drop_guard';
+CREATE EVENT TRIGGER dof_drop_guard ON ddl_command_start
+    WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA')
+    EXECUTE FUNCTION dof_drop_guard();
+COMMENT ON FUNCTION dof_drop_guard() IS 'Event trigger: refuses a DROP that would take pg_dof and its stored documents with it, unless pg_dof.allow_drop is on';
+COMMENT ON EVENT TRIGGER dof_drop_guard IS 'Refuses DROP EXTENSION pg_dof (and drops that cascade to it) while documents are stored, unless SET pg_dof.allow_drop = on';

@@ -18,6 +18,7 @@ static ONNXRUNTIME_LIBRARY: GucSetting<Option<CString>> = GucSetting::<Option<CS
 static MODEL_DIR: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(DEFAULT_MODEL_DIR));
 static DEFAULT_MODEL_NAME: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(c""));
 static INTRA_OP_THREADS: GucSetting<i32> = GucSetting::<i32>::new(0);
+static ALLOW_DROP: GucSetting<bool> = GucSetting::<bool>::new(false);
 
 pub fn init() {
     GucRegistry::define_string_guc(
@@ -54,6 +55,14 @@ pub fn init() {
         GucContext::Userset,
         GucFlags::default(),
     );
+    GucRegistry::define_bool_guc(
+        c"pg_dof.allow_drop",
+        c"Lets DROP EXTENSION pg_dof (and drops that cascade to it) delete stored documents.",
+        c"Off: such a drop is refused while dof_documents has rows (the dof_drop_guard event trigger).",
+        &ALLOW_DROP,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
     // SAFETY: called from _PG_init, in the backend's main thread.
     unsafe { pg_sys::MarkGUCPrefixReserved(c"pg_dof".as_ptr()) };
 }
@@ -75,4 +84,8 @@ pub fn intra_op_threads() -> usize {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_AUTO_THREADS),
         n => n as usize,
     }
+}
+
+pub fn allow_drop() -> bool {
+    ALLOW_DROP.get()
 }

@@ -9,7 +9,7 @@ use pgrx::{PgLogLevel, PgSqlErrorCode};
 
 const SETUP_HINT: &str = "run `make setup` in the pg_dof source tree to install it";
 
-fn raise(code: PgSqlErrorCode, message: String, hint: Option<String>) -> ! {
+pub(crate) fn raise(code: PgSqlErrorCode, message: String, hint: Option<String>) -> ! {
     let report = ErrorReport::new(code, message, "pg_dof");
     let report = match hint {
         Some(hint) => report.set_hint(hint),

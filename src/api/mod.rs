@@ -2,6 +2,7 @@
 //! result, map errors to SQLSTATEs.
 
 mod chunk;
+mod drop_guard;
 mod embed;
 mod errors;
 mod ingest;
@@ -45,3 +46,4 @@ pgrx::extension_sql_file!(
     requires = ["ingest", search::dof_bm25_internal, search::dof_lexeme_fractions_internal]
 );
 pgrx::extension_sql_file!("../../sql/reports.sql", name = "reports", requires = ["ingest"]);
+pgrx::extension_sql_file!("../../sql/guard.sql", name = "guard", requires = ["tables"]);

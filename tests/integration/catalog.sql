@@ -37,6 +37,11 @@ SELECT line FROM (
            || ' comment=' || coalesce(obj_description(pol.oid, 'pg_policy'), '')
     FROM members m JOIN pg_policy pol ON m.classid = 'pg_class'::regclass AND pol.polrelid = m.objid
     UNION ALL
+    SELECT 'event trigger ' || e.evtname || ' on ' || e.evtevent || ' tags=' || coalesce(array_to_string(e.evttags, ','), '')
+           || ' function=' || e.evtfoid::regproc || ' enabled=' || e.evtenabled::text
+           || ' comment=' || coalesce(obj_description(e.oid, 'pg_event_trigger'), '')
+    FROM members m JOIN pg_event_trigger e ON m.classid = 'pg_event_trigger'::regclass AND e.oid = m.objid
+    UNION ALL
     SELECT 'type ' || t.typname FROM members m JOIN pg_type t ON m.classid = 'pg_type'::regclass AND t.oid = m.objid
     UNION ALL
     SELECT 'config_dump ' || c.relname || ' ' || coalesce(e.extcondition[array_position(e.extconfig, c.oid)], '')
