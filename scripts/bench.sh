@@ -20,6 +20,8 @@ corpus="${PG_DOF_CORPORA:-$here/../../shared/corpora}/dof-editions/dof_markdown_
   "$here/cluster.sh" psql
 log "retrieval quality on chunking-evaluation: vector / text (BM25 vs ts_rank_cd) / hybrid, late vs independent"
 bash bench/scripts/retrieval_quality.sh
+log "ingest path: 0.1.0's SQL chunk -> embed_late vs the one chunk-and-embed call, same library and documents"
+bash bench/scripts/ingest_paths.sh
 log "ingest and search at scale: ingest rates, index sizes, hybrid latency, recall@10 vs exact"
 log "(the first run embeds ~120,000 chunks of the corpora for real: 1-1.5 h on two cores, cached)"
 bash bench/scripts/store_search.sh
