@@ -192,9 +192,6 @@ pub(crate) fn chunk_options(
     settings: Settings,
 ) -> ChunkOptions {
     let pattern = pattern.map(|name| Pattern::parse(name).unwrap_or_else(|| raise_chunk_error(ChunkError::UnknownPattern(name.into()))));
-    if let Err(error) = dof_core::chunk::strategies::find(strategy, &settings) {
-        raise_chunk_error(error);
-    }
     if max_tokens < MIN_MAX_TOKENS as i32 {
         raise_invalid_parameter(&ChunkError::MaxTokensTooSmall(i64::from(max_tokens)).to_string());
     }

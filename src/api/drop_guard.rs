@@ -77,25 +77,30 @@ fn required_by_pg_dof(extension: &str) -> bool {
                            AND d.refclassid = 'pg_catalog.pg_extension'::regclass)",
         &[extension.into()],
     )
-    .ok()
-    .flatten()
+    .unwrap_or_else(|e| guard_failed(e))
     .unwrap_or(false)
+}
+
+/// The schema pg_dof is installed in.
+fn pg_dof_schema() -> Option<String> {
+    Spi::get_one::<String>(
+        "SELECT n.nspname::text FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+          WHERE e.extname = 'pg_dof'",
+    )
+    .unwrap_or_else(|e| guard_failed(e))
+}
+
+/// A failed look-up refuses the drop rather than letting it through unchecked.
+fn guard_failed(error: pgrx::spi::SpiError) -> ! {
+    raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("dof_drop_guard could not check what the drop would delete: {error}"), None)
 }
 
 fn holds_pg_dof(schema: &str) -> bool {
-    Spi::get_one_with_args::<bool>(
-        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
-                         WHERE e.extname = 'pg_dof' AND n.nspname = $1)",
-        &[schema.into()],
-    )
-    .ok()
-    .flatten()
-    .unwrap_or(false)
+    pg_dof_schema().as_deref() == Some(schema)
 }
 
 fn refuse_if_documents() {
-    let allowed = crate::guc::allow_drop();
-    if allowed {
+    if crate::guc::allow_drop() {
         return;
     }
     // the table owner (who alone may drop the extension) sees every row through RLS
@@ -111,12 +116,7 @@ fn refuse_if_documents() {
 }
 
 fn stored_documents() -> i64 {
-    let schema = Spi::get_one::<String>(
-        "SELECT quote_ident(n.nspname) FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
-          WHERE e.extname = 'pg_dof'",
-    )
-    .ok()
-    .flatten();
-    let Some(schema) = schema else { return 0 };
-    Spi::get_one::<i64>(&format!("SELECT count(*) FROM {schema}.dof_documents")).ok().flatten().unwrap_or(0)
+    let Some(schema) = pg_dof_schema() else { return 0 };
+    let count = format!("SELECT count(*) FROM {}.dof_documents", pgrx::spi::quote_identifier(schema));
+    Spi::get_one::<i64>(&count).unwrap_or_else(|e| guard_failed(e)).unwrap_or(0)
 }
