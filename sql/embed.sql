@@ -81,3 +81,5 @@ COMMENT ON FUNCTION dof_embed_internal(text[], text, text, text, text, integer, 
 COMMENT ON FUNCTION dof_embed_late_internal(text[], text[], text, text, text, text, integer, integer, text, text) IS 'Internal: use dof_embed_late';
 COMMENT ON FUNCTION dof_probe_model_internal(text, text, text, integer) IS 'Internal: used by dof_register_model';
 COMMENT ON FUNCTION dof_version() IS 'Version of the pg_dof shared library';
+COMMENT ON FUNCTION dof_model_cache() IS
+    'What this backend keeps loaded (ONNX sessions and tokenizers, most recently used first; at most pg_dof.model_cache_size of each)';

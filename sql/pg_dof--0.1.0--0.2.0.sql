@@ -371,3 +371,10 @@ CREATE EVENT TRIGGER dof_drop_guard ON ddl_command_start
     EXECUTE FUNCTION dof_drop_guard();
 COMMENT ON FUNCTION dof_drop_guard() IS 'Event trigger: refuses a DROP that would take pg_dof and its stored documents with it, unless pg_dof.allow_drop is on';
 COMMENT ON EVENT TRIGGER dof_drop_guard IS 'Refuses DROP EXTENSION pg_dof (and drops that cascade to it) while documents are stored, unless SET pg_dof.allow_drop = on';
+
+-- Bounded backend caches (src/backend_models.rs): what a backend keeps loaded.
+CREATE FUNCTION "dof_model_cache"()
+RETURNS TABLE ("cache" TEXT, "model" TEXT, "revision" TEXT, "file" TEXT, "intra_op_threads" INT)
+VOLATILE STRICT PARALLEL RESTRICTED LANGUAGE c AS 'MODULE_PATHNAME', 'dof_model_cache_wrapper';
+COMMENT ON FUNCTION dof_model_cache() IS
+    'What this backend keeps loaded (ONNX sessions and tokenizers, most recently used first; at most pg_dof.model_cache_size of each)';

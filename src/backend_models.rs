@@ -1,29 +1,68 @@
-//! Tokenizers and embedding models cached per backend.
+//! Tokenizers and embedding models cached per backend, bounded.
 //!
-//! A backend is a single-threaded process, so `thread_local` maps are enough (the pattern
+//! A backend is a single-threaded process, so `thread_local` caches are enough (the pattern
 //! pg_jsonschema uses). Loading the ONNX session and the 17 MB tokenizer costs far more
-//! than one query embedding, so each happens once per backend per model revision (and
-//! thread count). Errors are returned, never raised while a map is borrowed.
+//! than one query embedding, so each is loaded once and kept, in a least-recently-used
+//! cache of `pg_dof.model_cache_size` entries (a backend that uses many models keeps only
+//! the last few: each e5-small session holds ~100 MB).
+//!
+//! Both caches are keyed by what the bytes come from: the files' identity (path, size,
+//! modification time), and for sessions the registry row too (its revision changes on every
+//! `dof_register_model`). Replacing `tokenizer.json` in place therefore loads the new one.
+//! A session is keyed without its thread count: changing `pg_dof.intra_op_threads` replaces
+//! the session instead of keeping a second copy of the model. Errors are returned, never
+//! raised while a cache is borrowed.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use dof_core::embed::{EmbedError, Embedder, HashEmbedder, ModelKind, ModelSpec, OnnxEmbedder, OnnxOptions};
 use dof_core::tokenize::{ModelTokenizer, TokenizeError};
+use lru::LruCache;
 
 use crate::guc;
 
+/// A file as it is on disk now: a changed file gets a new stamp.
 #[derive(Clone, PartialEq, Eq, Hash)]
-struct EmbedderKey {
+struct FileStamp {
+    path: PathBuf,
+    /// `None` when the file cannot be read: loading it then reports the error.
+    size_and_mtime: Option<(u64, SystemTime)>,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Self {
+        let size_and_mtime = std::fs::metadata(path).ok().and_then(|m| Some((m.len(), m.modified().ok()?)));
+        Self { path: path.to_path_buf(), size_and_mtime }
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct SessionKey {
     spec: ModelSpec,
+    model: FileStamp,
+    tokenizer: FileStamp,
+}
+
+struct Session {
     intra_threads: usize,
+    embedder: OnnxEmbedder,
 }
 
 thread_local! {
-    static TOKENIZERS: RefCell<HashMap<PathBuf, Arc<ModelTokenizer>>> = RefCell::new(HashMap::new());
-    static EMBEDDERS: RefCell<HashMap<EmbedderKey, OnnxEmbedder>> = RefCell::new(HashMap::new());
+    static TOKENIZERS: RefCell<LruCache<FileStamp, Arc<ModelTokenizer>>> = RefCell::new(LruCache::new(guc::model_cache_size()));
+    static SESSIONS: RefCell<LruCache<SessionKey, Session>> = RefCell::new(LruCache::new(guc::model_cache_size()));
+}
+
+/// Shrinks or grows `cache` to the current `pg_dof.model_cache_size` (evicting the least
+/// recently used entries first).
+fn fit<K: std::hash::Hash + Eq, V>(cache: &mut LruCache<K, V>) {
+    let wanted = guc::model_cache_size();
+    if cache.cap() != wanted {
+        cache.resize(wanted);
+    }
 }
 
 /// The (cached) tokenizer of `spec`.
@@ -33,23 +72,38 @@ pub fn tokenizer(spec: &ModelSpec) -> Result<Arc<ModelTokenizer>, TokenizeError>
 
 /// The (cached) tokenizer in `path`.
 pub fn tokenizer_at(path: &Path) -> Result<Arc<ModelTokenizer>, TokenizeError> {
+    let key = FileStamp::of(path);
     TOKENIZERS.with(|cell| {
-        if let Some(tokenizer) = cell.borrow().get(path) {
+        let mut cache = cell.borrow_mut();
+        fit(&mut cache);
+        if let Some(tokenizer) = cache.get(&key) {
             return Ok(Arc::clone(tokenizer));
         }
+        // an older version of the same file will not be asked for again
+        let stale: Vec<FileStamp> = cache.iter().map(|(k, _)| k).filter(|k| k.path == key.path).cloned().collect();
+        for old in stale {
+            cache.pop(&old);
+        }
         let tokenizer = Arc::new(ModelTokenizer::from_file(path)?);
-        cell.borrow_mut().insert(path.to_path_buf(), Arc::clone(&tokenizer));
+        cache.put(key, Arc::clone(&tokenizer));
         Ok(tokenizer)
     })
 }
 
 /// Runs `f` with the (cached) ONNX embedder of `spec`, checked against its registered dimension.
 fn with_onnx<R>(spec: &ModelSpec, f: impl FnOnce(&mut OnnxEmbedder) -> Result<R, EmbedError>) -> Result<R, EmbedError> {
-    let key = EmbedderKey { spec: spec.clone(), intra_threads: guc::intra_op_threads() };
-    EMBEDDERS.with(|cell| {
-        let mut embedders = cell.borrow_mut();
-        if !embedders.contains_key(&key) {
-            let embedder = load(spec, key.intra_threads)?;
+    let key = SessionKey { spec: spec.clone(), model: FileStamp::of(&spec.model_file), tokenizer: FileStamp::of(&spec.tokenizer_file) };
+    let intra_threads = guc::intra_op_threads();
+    SESSIONS.with(|cell| {
+        let mut sessions = cell.borrow_mut();
+        fit(&mut sessions);
+        if sessions.get(&key).is_none_or(|s| s.intra_threads != intra_threads) {
+            // drop every older session of this model before loading: never two copies at once
+            let stale: Vec<SessionKey> = sessions.iter().map(|(k, _)| k).filter(|k| k.spec.name == spec.name).cloned().collect();
+            for old in stale {
+                sessions.pop(&old);
+            }
+            let embedder = load(spec, intra_threads)?;
             if spec.dimension != 0 && embedder.dimension() != spec.dimension {
                 return Err(EmbedError::DimensionMismatch {
                     name: spec.name.clone(),
@@ -57,10 +111,45 @@ fn with_onnx<R>(spec: &ModelSpec, f: impl FnOnce(&mut OnnxEmbedder) -> Result<R,
                     actual: embedder.dimension(),
                 });
             }
-            embedders.insert(key.clone(), embedder);
+            sessions.put(key.clone(), Session { intra_threads, embedder });
         }
-        f(embedders.get_mut(&key).expect("inserted above"))
+        f(&mut sessions.get_mut(&key).expect("inserted above").embedder)
     })
+}
+
+/// One entry of a backend cache, for dof_model_cache().
+pub struct CacheEntry {
+    pub cache: &'static str,
+    pub model: Option<String>,
+    pub revision: Option<String>,
+    pub file: String,
+    pub intra_op_threads: Option<usize>,
+}
+
+/// What this backend holds now, most recently used first.
+pub fn entries() -> Vec<CacheEntry> {
+    let mut entries: Vec<CacheEntry> = SESSIONS.with(|cell| {
+        cell.borrow()
+            .iter()
+            .map(|(key, session)| CacheEntry {
+                cache: "session",
+                model: Some(key.spec.name.clone()),
+                revision: Some(key.spec.revision.clone()),
+                file: key.model.path.display().to_string(),
+                intra_op_threads: Some(session.intra_threads),
+            })
+            .collect()
+    });
+    TOKENIZERS.with(|cell| {
+        entries.extend(cell.borrow().iter().map(|(key, _)| CacheEntry {
+            cache: "tokenizer",
+            model: None,
+            revision: None,
+            file: key.path.display().to_string(),
+            intra_op_threads: None,
+        }))
+    });
+    entries
 }
 
 /// Loads a model without caching it (registration probes).

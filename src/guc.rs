@@ -19,6 +19,7 @@ static MODEL_DIR: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::n
 static DEFAULT_MODEL_NAME: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(c""));
 static INTRA_OP_THREADS: GucSetting<i32> = GucSetting::<i32>::new(0);
 static ALLOW_DROP: GucSetting<bool> = GucSetting::<bool>::new(false);
+static MODEL_CACHE_SIZE: GucSetting<i32> = GucSetting::<i32>::new(2);
 
 pub fn init() {
     GucRegistry::define_string_guc(
@@ -55,6 +56,16 @@ pub fn init() {
         GucContext::Userset,
         GucFlags::default(),
     );
+    GucRegistry::define_int_guc(
+        c"pg_dof.model_cache_size",
+        c"Embedding models (and, separately, tokenizers) a backend keeps loaded.",
+        c"Least recently used first out; each e5-small session holds about 100 MB. dof_model_cache() lists them.",
+        &MODEL_CACHE_SIZE,
+        1,
+        64,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
     GucRegistry::define_bool_guc(
         c"pg_dof.allow_drop",
         c"Lets DROP EXTENSION pg_dof (and drops that cascade to it) delete stored documents.",
@@ -84,6 +95,10 @@ pub fn intra_op_threads() -> usize {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_AUTO_THREADS),
         n => n as usize,
     }
+}
+
+pub fn model_cache_size() -> std::num::NonZeroUsize {
+    usize::try_from(MODEL_CACHE_SIZE.get()).ok().and_then(std::num::NonZeroUsize::new).unwrap_or(std::num::NonZeroUsize::MIN)
 }
 
 pub fn allow_drop() -> bool {

@@ -186,6 +186,25 @@ fn dof_probe_model_internal(name: &str, model_file: &str, tokenizer_file: &str, 
     }
 }
 
+/// What this backend keeps loaded: ONNX sessions and tokenizers, most recently used first.
+#[pg_extern(volatile, parallel_restricted)]
+#[allow(clippy::type_complexity)] // pgrx reads the column names from this tuple
+fn dof_model_cache() -> TableIterator<
+    'static,
+    (
+        name!(cache, &'static str),
+        name!(model, Option<String>),
+        name!(revision, Option<String>),
+        name!(file, String),
+        name!(intra_op_threads, Option<i32>),
+    ),
+> {
+    let to_i32 = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+    TableIterator::new(
+        backend_models::entries().into_iter().map(move |e| (e.cache, e.model, e.revision, e.file, e.intra_op_threads.map(to_i32))),
+    )
+}
+
 #[cfg(any(test, feature = "pg_test"))]
 #[pg_schema]
 mod tests {
@@ -220,6 +239,60 @@ mod tests {
              JOIN LATERAL dof_embed(ARRAY[(ARRAY['uno', 'dos dos', 'tres tres tres'])[e.ordinality]]) d ON true",
         );
         assert_eq!(same, Ok(Some(true)));
+    }
+
+    #[pg_test]
+    fn a_thread_count_change_replaces_the_session_instead_of_adding_one() {
+        Spi::run("SET pg_dof.intra_op_threads = 1").unwrap();
+        Spi::run("SELECT dof_embed_query('hola')").unwrap();
+        Spi::run("SET pg_dof.intra_op_threads = 2").unwrap();
+        Spi::run("SELECT dof_embed_query('hola')").unwrap();
+        let sessions = Spi::get_one::<String>(
+            "SELECT string_agg(model || ':' || intra_op_threads, ',') FROM dof_model_cache() WHERE cache = 'session'",
+        );
+        assert_eq!(sessions, Ok(Some("multilingual-e5-small:2".to_string())));
+    }
+
+    #[pg_test]
+    fn the_cache_keeps_at_most_model_cache_size_sessions() {
+        Spi::run(
+            "INSERT INTO dof_models (name, kind, model_file, tokenizer_file, dimension, query_prefix, passage_prefix)
+             SELECT 'e5-copy', kind, model_file, tokenizer_file, dimension, query_prefix, passage_prefix
+             FROM dof_models WHERE name = 'multilingual-e5-small'",
+        )
+        .unwrap();
+        Spi::run("SET pg_dof.model_cache_size = 1").unwrap();
+        Spi::run("SELECT dof_embed_query('hola')").unwrap();
+        Spi::run("SELECT dof_embed_query('hola', 'e5-copy')").unwrap();
+        let sessions = Spi::get_one::<String>("SELECT string_agg(model, ',') FROM dof_model_cache() WHERE cache = 'session'");
+        assert_eq!(sessions, Ok(Some("e5-copy".to_string())));
+    }
+
+    #[pg_test]
+    fn a_tokenizer_file_changed_in_place_is_read_again() {
+        let dir = std::env::temp_dir().join(format!("pg_dof_tokenizer_{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("m")).unwrap();
+        let file = dir.join("m/tokenizer.json");
+        std::fs::copy(crate::guc::model_dir().join("multilingual-e5-small/tokenizer.json"), &file).unwrap();
+        Spi::run(&format!("SET pg_dof.model_dir = '{}'", dir.display())).unwrap();
+        Spi::run(
+            "INSERT INTO dof_models (name, kind, model_file, tokenizer_file, dimension)
+             VALUES ('tokenizer-test', 'onnx', 'm/model.onnx', 'm/tokenizer.json', 384)",
+        )
+        .unwrap();
+        let count = || Spi::get_one::<i32>("SELECT token_count FROM dof_chunk('zzqxzzqx', model => 'tokenizer-test')").unwrap().unwrap();
+        let before = count();
+        // the same file, now with "zzqxzzqx" as one added token
+        let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        json["added_tokens"].as_array_mut().unwrap().push(serde_json::json!({
+            "id": 5, "content": "zzqxzzqx", "single_word": false, "lstrip": false, "rstrip": false,
+            "normalized": false, "special": false
+        }));
+        std::fs::write(&file, serde_json::to_vec(&json).unwrap()).unwrap();
+        let after = count();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(before > 1, "zzqxzzqx is several tokens in e5's vocabulary ({before})");
+        assert_eq!(after, 1, "the changed file was read again");
     }
 
     #[pg_test(error = "model file \"/nonexistent/multilingual-e5-small/model.onnx\" does not exist")]
