@@ -28,11 +28,6 @@ BEGIN
     END IF;
     SELECT * INTO coll FROM dof_collections WHERE name = doc.collection;
     model_row := dof_model(coll.model);
-    IF model_row.dimension <> 384 THEN
-        RAISE EXCEPTION 'model "%" has % dimensions but dof_chunks.embedding is vector(384)', model_row.name, model_row.dimension
-            USING ERRCODE = 'data_exception',
-                  HINT = 'give the collection a 384-dimension model (dof_models lists them)';
-    END IF;
     DELETE FROM dof_chunks WHERE document_id = doc_id;
     INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
                             char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,

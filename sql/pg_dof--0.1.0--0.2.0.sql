@@ -170,15 +170,21 @@ BEGIN
         RAISE EXCEPTION 'query_embedding has no direction (its norm is 0)'
             USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero vector, e.g. dof_embed_query(query)';
     END IF;
-    RETURN QUERY
-    SELECT hits.id, hits.distance, (row_number() OVER (ORDER BY hits.distance, hits.id))::integer
-    FROM (SELECT c.id, (c.embedding <=> query_vector)::double precision AS distance
-          FROM dof_chunks c
-          WHERE (dof_vector_search.collection IS NULL OR c.collection = dof_vector_search.collection)
-            AND (filter IS NULL OR c.metadata @> filter)
-          ORDER BY c.embedding <=> query_vector
-          LIMIT k) hits
-    ORDER BY hits.distance, hits.id;
+    -- The HNSW index of this dimension is a partial expression index (dof_vector_index):
+    -- the query must name the same expression and predicate, with the dimension written
+    -- out, so it is built per call (EXECUTE plans it with the parameters' values, so the
+    -- NULL tests on collection and filter fold away).
+    RETURN QUERY EXECUTE format(
+        'SELECT hits.id, hits.distance, (row_number() OVER (ORDER BY hits.distance, hits.id))::integer
+         FROM (SELECT c.id, (c.embedding::vector(%1$s) <=> $1)::double precision AS distance
+               FROM dof_chunks c
+               WHERE vector_dims(c.embedding) = %1$s
+                 AND ($2 IS NULL OR c.collection = $2)
+                 AND ($3 IS NULL OR c.metadata @> $3)
+               ORDER BY c.embedding::vector(%1$s) <=> $1
+               LIMIT $4) hits
+         ORDER BY hits.distance, hits.id', vector_dims(query_vector))
+        USING query_vector, dof_vector_search.collection, filter, k;
 END
 $$;
 
@@ -283,7 +289,6 @@ ALTER TABLE dof_collections
     ADD CONSTRAINT dof_collections_chunker_check CHECK (dof_check_chunker(chunker, chunker_options));
 ALTER TABLE dof_chunks ADD COLUMN chunker text NOT NULL DEFAULT 'pattern';
 COMMENT ON TABLE dof_collections IS 'Per-collection settings: embedding model, late or independent embedding, chunking strategy (chunker, chunker_options) and limits, text search configuration, deferred indexing';
-COMMENT ON TABLE dof_chunks IS 'Chunks of dof_documents with their embedding (HNSW, cosine) and tsvector (GIN); model, chunker and chunker_version record their producer';
 
 DROP FUNCTION dof_chunk(text, integer, integer, text, text);
 DROP FUNCTION dof_chunk_internal(text, integer, integer, text, text);
@@ -339,11 +344,6 @@ BEGIN
     END IF;
     SELECT * INTO coll FROM dof_collections WHERE name = doc.collection;
     model_row := dof_model(coll.model);
-    IF model_row.dimension <> 384 THEN
-        RAISE EXCEPTION 'model "%" has % dimensions but dof_chunks.embedding is vector(384)', model_row.name, model_row.dimension
-            USING ERRCODE = 'data_exception',
-                  HINT = 'give the collection a 384-dimension model (dof_models lists them)';
-    END IF;
     DELETE FROM dof_chunks WHERE document_id = doc_id;
     INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
                             char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
@@ -378,3 +378,60 @@ RETURNS TABLE ("cache" TEXT, "model" TEXT, "revision" TEXT, "file" TEXT, "intra_
 VOLATILE STRICT PARALLEL RESTRICTED LANGUAGE c AS 'MODULE_PATHNAME', 'dof_model_cache_wrapper';
 COMMENT ON FUNCTION dof_model_cache() IS
     'What this backend keeps loaded (ONNX sessions and tokenizers, most recently used first; at most pg_dof.model_cache_size of each)';
+
+-- Embeddings of any dimension (a collection may use any registered model): the column
+-- loses its vector(384) type modifier (no table rewrite: the stored values are unchanged)
+-- and the single HNSW index becomes one partial expression index per dimension.
+DROP INDEX dof_chunks_embedding_idx;
+ALTER TABLE dof_chunks ALTER COLUMN embedding TYPE vector;
+-- The HNSW index of one embedding dimension, created when missing; returns its name.
+-- ef_construction 128 rather than pgvector's 64: e5 embeddings crowd into a narrow cone
+-- (cosine similarities mostly 0.7-0.9) and the corpora hold near-duplicates, so a denser
+-- graph was worth its doubled build time in recall (bench/sql/scale_search.sql; m 32 was
+-- slower for the same recall).
+CREATE FUNCTION dof_vector_index(dimension integer) RETURNS text
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    index_name text := 'dof_chunks_embedding_' || dimension;
+BEGIN
+    IF dimension IS NULL OR dimension < 1 OR dimension > 2000 THEN
+        RAISE EXCEPTION 'HNSW indexes vectors of 1 to 2000 dimensions, got %', coalesce(dimension::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'vectors of more dimensions are searched without an index';
+    END IF;
+    IF to_regclass(index_name) IS NOT NULL THEN
+        RETURN index_name;
+    END IF;
+    EXECUTE format('CREATE INDEX %I ON dof_chunks USING hnsw ((embedding::vector(%s)) vector_cosine_ops) '
+                   'WITH (m = 16, ef_construction = 128) WHERE vector_dims(embedding) = %s',
+                   index_name, dimension, dimension);
+    RETURN index_name;
+END
+$$;
+
+-- Registering a model (or restoring dof_models with pg_restore) indexes its dimension.
+-- Creating an index needs ownership of dof_chunks; a registering role without it gets a
+-- warning saying who can finish the job (no SECURITY DEFINER function in pg_dof).
+CREATE FUNCTION dof_models_vector_index() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF NEW.dimension > 2000 THEN
+        RAISE NOTICE 'model "%" has % dimensions, over the 2000 that HNSW indexes: its searches scan every chunk of that dimension',
+                     NEW.name, NEW.dimension;
+    ELSIF to_regclass('dof_chunks_embedding_' || NEW.dimension) IS NULL THEN
+        BEGIN
+            PERFORM dof_vector_index(NEW.dimension);
+        EXCEPTION WHEN insufficient_privilege THEN
+            RAISE WARNING 'no HNSW index for % dimensions yet: searches with model "%" scan every chunk of that dimension', NEW.dimension, NEW.name
+                USING HINT = format('the owner of dof_chunks can run SELECT dof_vector_index(%s)', NEW.dimension);
+        END;
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER dof_models_vector_index AFTER INSERT OR UPDATE OF dimension ON dof_models
+    FOR EACH ROW EXECUTE FUNCTION dof_models_vector_index();
+SELECT dof_vector_index(m.dimension) FROM (SELECT DISTINCT dimension FROM dof_models WHERE dimension <= 2000) m;
+COMMENT ON TABLE dof_chunks IS 'Chunks of dof_documents with their embedding (any dimension; one HNSW cosine index per dimension, dof_vector_index) and tsvector (GIN); model, chunker and chunker_version record their producer';
+COMMENT ON FUNCTION dof_vector_index(integer) IS 'Creates (if missing) the HNSW cosine index of one embedding dimension: a partial expression index on embedding::vector(dimension); returns its name';
+COMMENT ON FUNCTION dof_models_vector_index() IS 'Trigger: a registered model''s dimension gets its HNSW index (dof_vector_index)';

@@ -32,9 +32,10 @@ CREATE TABLE dof_documents (
 SELECT pg_catalog.pg_extension_config_dump('dof_documents', '');
 SELECT pg_catalog.pg_extension_config_dump('dof_documents_id_seq', '');
 
--- The embedding column is vector(384), the default model's dimension: one HNSW index serves
--- every collection. A collection whose model has another dimension is refused (see
--- dof_index_document).
+-- The embedding column has no fixed dimension, so a collection can use any registered
+-- model. An HNSW index needs one, so each dimension gets its own partial expression index
+-- (pgvector's documented way to index vectors of several dimensions in one column):
+-- dof_vector_index() below; the vector leg's query names the same expression.
 CREATE TABLE dof_chunks (
     id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     document_id     bigint NOT NULL REFERENCES dof_documents (id) ON DELETE CASCADE,
@@ -50,7 +51,7 @@ CREATE TABLE dof_chunks (
     overlap         boolean NOT NULL,
     split           boolean NOT NULL,
     metadata        jsonb NOT NULL DEFAULT '{}',
-    embedding       vector(384),
+    embedding       vector,
     tsv             tsvector NOT NULL,
     model           text NOT NULL,
     chunker_version text NOT NULL,
@@ -58,17 +59,60 @@ CREATE TABLE dof_chunks (
     chunker         text NOT NULL DEFAULT 'pattern',
     UNIQUE (document_id, chunk_index)
 );
--- ef_construction 128 rather than pgvector's 64: e5 embeddings crowd into a narrow cone
--- (cosine similarities mostly 0.7-0.9) and the corpora hold near-duplicates, so a denser
--- graph was worth its doubled build time in recall (bench/sql/scale_search.sql; m 32 was
--- slower for the same recall).
-CREATE INDEX dof_chunks_embedding_idx ON dof_chunks USING hnsw (embedding vector_cosine_ops)
-    WITH (m = 16, ef_construction = 128);
 CREATE INDEX dof_chunks_tsv_idx ON dof_chunks USING gin (tsv);
 CREATE INDEX dof_chunks_metadata_idx ON dof_chunks USING gin (metadata jsonb_path_ops);
 CREATE INDEX dof_chunks_collection_idx ON dof_chunks (collection);
 SELECT pg_catalog.pg_extension_config_dump('dof_chunks', '');
 SELECT pg_catalog.pg_extension_config_dump('dof_chunks_id_seq', '');
+
+-- The HNSW index of one embedding dimension, created when missing; returns its name.
+-- ef_construction 128 rather than pgvector's 64: e5 embeddings crowd into a narrow cone
+-- (cosine similarities mostly 0.7-0.9) and the corpora hold near-duplicates, so a denser
+-- graph was worth its doubled build time in recall (bench/sql/scale_search.sql; m 32 was
+-- slower for the same recall).
+CREATE FUNCTION dof_vector_index(dimension integer) RETURNS text
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    index_name text := 'dof_chunks_embedding_' || dimension;
+BEGIN
+    IF dimension IS NULL OR dimension < 1 OR dimension > 2000 THEN
+        RAISE EXCEPTION 'HNSW indexes vectors of 1 to 2000 dimensions, got %', coalesce(dimension::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'vectors of more dimensions are searched without an index';
+    END IF;
+    IF to_regclass(index_name) IS NOT NULL THEN
+        RETURN index_name;
+    END IF;
+    EXECUTE format('CREATE INDEX %I ON dof_chunks USING hnsw ((embedding::vector(%s)) vector_cosine_ops) '
+                   'WITH (m = 16, ef_construction = 128) WHERE vector_dims(embedding) = %s',
+                   index_name, dimension, dimension);
+    RETURN index_name;
+END
+$$;
+
+-- Registering a model (or restoring dof_models with pg_restore) indexes its dimension.
+-- Creating an index needs ownership of dof_chunks; a registering role without it gets a
+-- warning saying who can finish the job (no SECURITY DEFINER function in pg_dof).
+CREATE FUNCTION dof_models_vector_index() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF NEW.dimension > 2000 THEN
+        RAISE NOTICE 'model "%" has % dimensions, over the 2000 that HNSW indexes: its searches scan every chunk of that dimension',
+                     NEW.name, NEW.dimension;
+    ELSIF to_regclass('dof_chunks_embedding_' || NEW.dimension) IS NULL THEN
+        BEGIN
+            PERFORM dof_vector_index(NEW.dimension);
+        EXCEPTION WHEN insufficient_privilege THEN
+            RAISE WARNING 'no HNSW index for % dimensions yet: searches with model "%" scan every chunk of that dimension', NEW.dimension, NEW.name
+                USING HINT = format('the owner of dof_chunks can run SELECT dof_vector_index(%s)', NEW.dimension);
+        END;
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER dof_models_vector_index AFTER INSERT OR UPDATE OF dimension ON dof_models
+    FOR EACH ROW EXECUTE FUNCTION dof_models_vector_index();
+SELECT dof_vector_index(m.dimension) FROM (SELECT DISTINCT dimension FROM dof_models WHERE dimension <= 2000) m;
 
 CREATE TABLE dof_queue (
     document_id  bigint PRIMARY KEY REFERENCES dof_documents (id) ON DELETE CASCADE,
@@ -88,7 +132,25 @@ COMMENT ON POLICY dof_queue_follows_documents ON dof_queue IS
     'A role sees the queue rows (and errors) of the documents it can see in dof_documents';
 SELECT pg_catalog.pg_extension_config_dump('dof_queue', '');
 
+-- The collection's settings, or the default collection's for NULL.
+CREATE FUNCTION dof_collection(collection_name text DEFAULT NULL) RETURNS dof_collections
+    LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+DECLARE
+    found_collection dof_collections;
+BEGIN
+    SELECT * INTO found_collection FROM dof_collections WHERE name = coalesce(collection_name, 'default');
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'collection "%" does not exist', collection_name
+            USING ERRCODE = 'undefined_object', HINT = 'SELECT name FROM dof_collections lists them';
+    END IF;
+    RETURN found_collection;
+END
+$$;
+
 COMMENT ON TABLE dof_collections IS 'Per-collection settings: embedding model, late or independent embedding, chunking strategy (chunker, chunker_options) and limits, text search configuration, deferred indexing';
 COMMENT ON TABLE dof_documents IS 'Markdown documents; inserting, updating or deleting one keeps its chunks current (triggers)';
-COMMENT ON TABLE dof_chunks IS 'Chunks of dof_documents with their embedding (HNSW, cosine) and tsvector (GIN); model, chunker and chunker_version record their producer';
+COMMENT ON TABLE dof_chunks IS 'Chunks of dof_documents with their embedding (any dimension; one HNSW cosine index per dimension, dof_vector_index) and tsvector (GIN); model, chunker and chunker_version record their producer';
+COMMENT ON FUNCTION dof_vector_index(integer) IS 'Creates (if missing) the HNSW cosine index of one embedding dimension: a partial expression index on embedding::vector(dimension); returns its name';
+COMMENT ON FUNCTION dof_models_vector_index() IS 'Trigger: a registered model''s dimension gets its HNSW index (dof_vector_index)';
 COMMENT ON TABLE dof_queue IS 'Documents of deferred collections waiting for dof_process_queue, with failures and their errors';
+COMMENT ON FUNCTION dof_collection(text) IS 'The dof_collections row of a collection; NULL means ''default''';

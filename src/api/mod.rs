@@ -19,6 +19,7 @@ pgrx::extension_sql_file!(
         embed::dof_embed_internal,
         embed::dof_embed_late_internal,
         embed::dof_probe_model_internal,
+        embed::dof_model_cache,
         version::dof_version
     ]
 );
@@ -40,10 +41,12 @@ pgrx::extension_sql_file!(
     name = "ingest",
     requires = ["tables", "chunk", "embed", chunk::dof_chunker_version, ingest::dof_chunk_embed_internal]
 );
+pgrx::extension_sql_file!("../../sql/vector_leg.sql", name = "vector_leg", requires = ["ingest"]);
 pgrx::extension_sql_file!(
-    "../../sql/search.sql",
-    name = "search",
+    "../../sql/text_leg.sql",
+    name = "text_leg",
     requires = ["ingest", search::dof_bm25_internal, search::dof_lexeme_fractions_internal]
 );
+pgrx::extension_sql_file!("../../sql/fusion.sql", name = "fusion", requires = ["vector_leg", "text_leg"]);
 pgrx::extension_sql_file!("../../sql/reports.sql", name = "reports", requires = ["ingest"]);
 pgrx::extension_sql_file!("../../sql/guard.sql", name = "guard", requires = ["tables"]);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Integration (issue 9): cancel latency per path (statement_timeout 1 s: the error must come
+# Integration: cancel latency per path (statement_timeout 1 s: the error must come
 # within 1 s of the deadline), pg_terminate_backend mid-embedding, kill -9 of a backend in
 # the middle of a queue batch (recovery, nothing half-indexed, the queue resumes), and
 # backend memory after 1,000 repeated calls. Prints each measurement; "N passed, N failed".

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Integration (issue 9): a bounded soak. For SOAK_SECONDS (default 45; `make soak` runs 300)
+# Integration: a bounded soak. For SOAK_SECONDS (default 45; `make soak` runs 300)
 # 8 sessions insert, update (body and metadata) and delete documents in an inline and a
 # deferred collection through the triggers, a ninth drains the queue, and a chaos loop
 # cancels a random one of them every ~0.7 s. Afterwards: every document has exactly the

@@ -34,10 +34,14 @@ searches="SELECT string_agg(chunk_id::text, ',' ORDER BY score DESC, chunk_id) F
 UNION ALL SELECT string_agg(chunk_id::text, ',' ORDER BY rank) FROM dof_text_search('etiquetado', k => 5)"
 counts="SELECT (SELECT count(*) FROM dof_documents) || '/' || (SELECT count(*) FROM dof_chunks WHERE embedding IS NOT NULL)"
 before_search="$(q -c "$searches")"; before_counts="$(q -c "$counts")"
+filenode_before="$(q -c "SELECT pg_relation_filenode('dof_chunks')")"
 q -c "ALTER EXTENSION pg_dof UPDATE"
 check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "$current" "ALTER EXTENSION pg_dof UPDATE reaches $current"
 check "$(q -c "$counts")" "$before_counts" "every document and chunk kept (documents/embedded chunks)"
 check "$(q -c "$searches")" "$before_search" "the same searches give the same chunks after the update"
+check "$(q -c "SELECT pg_relation_filenode('dof_chunks')")" "$filenode_before" "dof_chunks is not rewritten (embedding loses its vector(384) modifier in place)"
+check "$(q -c "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'dof_chunks' AND indexdef LIKE '%hnsw%'")" \
+      "dof_chunks_embedding_384" "the HNSW index is the per-dimension one"
 upgraded="$(mktemp)"; fresh="$(mktemp)"
 q -f "$tests/catalog.sql" > "$upgraded"
 export PG_DOF_DB=pg_dof_fresh

@@ -271,7 +271,7 @@ fn long_texts_are_counted_off_thread_and_interruptibly() {
     assert!(stopped_after < one_call / 3, "stopped after {stopped_after:?}; one tokenizer call takes {one_call:?}");
 }
 
-/// Found by fuzzing (issue 9): the word splitter still split at U+0085, so with the
+/// Found by fuzzing: the word splitter still split at U+0085, so with the
 /// character sizer a NEL at the end of a sentence fell between two chunks.
 #[test]
 fn next_line_characters_survive_word_splitting_with_either_sizer() {

@@ -1,4 +1,5 @@
 -- dof_embed_query: the real multilingual-e5-small model inside the backend.
+CREATE EXTENSION pg_dof CASCADE;
 SELECT vector_dims(dof_embed_query('hola')) AS dims,
        round(vector_norm(dof_embed_query('hola'))::numeric, 4) AS norm;
 

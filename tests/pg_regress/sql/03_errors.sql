@@ -1,4 +1,5 @@
 -- Missing files and bad names are ERRORs with a SQLSTATE and a hint; the backend survives.
+CREATE EXTENSION pg_dof CASCADE;
 \set SHOW_CONTEXT never
 \set VERBOSITY default
 SET pg_dof.model_dir = '/nonexistent/models';

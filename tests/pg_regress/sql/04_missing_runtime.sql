@@ -1,4 +1,5 @@
 -- A fresh backend whose ONNX Runtime library is missing: a clear ERROR, not a crash.
+CREATE EXTENSION pg_dof CASCADE;
 \set SHOW_CONTEXT never
 -- (Runtime loading happens once per backend, so this must be its first embedding.)
 SET pg_dof.onnxruntime_library = '/nonexistent/libonnxruntime.so';

@@ -1,4 +1,5 @@
 -- dof_classify, dof_classify_features and dof_chunk.
+CREATE EXTENSION pg_dof CASCADE;
 set SHOW_CONTEXT never
 SELECT dof_classify('# Aviso breve') AS small,
        dof_classify(repeat(E'| a | b |\n', 2000)) AS giant_table,

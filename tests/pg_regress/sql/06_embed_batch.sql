@@ -1,4 +1,5 @@
 -- dof_embed (batches), dof_embed_late, the model registry, the hash embedder, bad input.
+CREATE EXTENSION pg_dof CASCADE;
 \set SHOW_CONTEXT never
 SELECT name, kind, dimension, max_positions, query_prefix, passage_prefix, is_default, builtin
 FROM dof_models ORDER BY name;

@@ -1,4 +1,5 @@
 -- Documents in, hybrid answers out: triggers, search legs, RRF, filters, dedup, queue, RLS.
+CREATE EXTENSION pg_dof CASCADE;
 \set SHOW_CONTEXT never
 INSERT INTO dof_documents (source_id, title, body, metadata) VALUES
  ('salud-1', 'Licitación de medicamentos', E'# Aviso de licitación\n\n## Secretaría de Salud\n\nSe convoca a la licitación pública nacional para la adquisición de medicamentos y material de curación para hospitales.\n\nLas bases están disponibles en el sistema de compras gubernamentales.', '{"dependencia": "SALUD", "anio": 2024}'),
@@ -46,10 +47,14 @@ INSERT INTO dof_models (name, kind, model_file, tokenizer_file, dimension) VALUE
 INSERT INTO dof_collections (name, model) VALUES ('broken', 'missing-model');
 INSERT INTO dof_documents (collection, source_id, body) VALUES ('broken', 'x-1', 'Texto que no se puede indexar.');
 SELECT count(*) AS documents FROM dof_documents;
--- a model whose dimension does not fit the column
+-- a model of another dimension: registering it indexes its dimension, and its
+-- collection's chunks are stored and found by the vector leg through that index
 INSERT INTO dof_models (name, kind, dimension) VALUES ('hash-12', 'hash', 12);
+SELECT indexdef FROM pg_indexes WHERE indexname = 'dof_chunks_embedding_12';
 INSERT INTO dof_collections (name, model) VALUES ('small-dims', 'hash-12');
 INSERT INTO dof_documents (collection, source_id, body) VALUES ('small-dims', 'y-1', 'Texto.');
+SELECT vector_dims(c.embedding), d.source_id
+FROM dof_vector_search('Texto', 3, 'small-dims') v JOIN dof_chunks c ON c.id = v.chunk_id JOIN dof_documents d ON d.id = c.document_id;
 
 -- deferred collections queue documents; the queue records failures and goes on
 UPDATE dof_collections SET deferred = true WHERE name = 'broken';

@@ -1,5 +1,6 @@
 -- The text leg: BM25 from the planner's statistics, 'any' vs 'all' matching, and the
 -- Rust reader of stored tsvectors checked against PostgreSQL's own unnest(tsvector).
+CREATE EXTENSION pg_dof CASCADE;
 \set SHOW_CONTEXT never
 SET client_min_messages = warning;
 INSERT INTO dof_collections (name, model) VALUES ('ranking', 'hash-384');

@@ -1,4 +1,5 @@
--- Issue 9: hostile input gets exact counts, clear errors with SQLSTATEs, and no file leak.
+-- Hostile input gets exact counts, clear errors with SQLSTATEs, and no file leak.
+CREATE EXTENSION pg_dof CASCADE;
 \set SHOW_CONTEXT never
 \set VERBOSITY default
 

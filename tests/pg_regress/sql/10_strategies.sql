@@ -1,5 +1,6 @@
 -- Chunking strategies as an open set: the list, dof_chunk(strategy, options), a
 -- collection's chunker and chunker_options, and what is refused.
+CREATE EXTENSION pg_dof CASCADE;
 \set SHOW_CONTEXT never
 SELECT name, settings FROM dof_chunk_strategies() ORDER BY name;
 

@@ -1,81 +1,5 @@
--- Search: a vector leg (HNSW), a full-text leg (ranked), fused by Reciprocal Rank Fusion.
--- Every function runs as its caller, so row-level security on dof_chunks applies.
-
--- RRF over two ranked id lists (best first): score = Σ 1/(rrf_k + rank). The Rust core's
--- dof_core::fuse::rrf is the reference; a test checks they agree on random lists.
-CREATE FUNCTION dof_rrf(vector_ids bigint[], text_ids bigint[], rrf_k integer DEFAULT 60)
-    RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-BEGIN ATOMIC
-    WITH ranked AS (
-        SELECT v.id, min(v.rank)::integer AS vector_rank, NULL::integer AS text_rank
-        FROM unnest(vector_ids) WITH ORDINALITY AS v(id, rank) GROUP BY v.id
-        UNION ALL
-        SELECT t.id, NULL, min(t.rank)::integer
-        FROM unnest(text_ids) WITH ORDINALITY AS t(id, rank) GROUP BY t.id
-    )
-    SELECT ranked.id,
-           sum(1.0::double precision / (rrf_k + coalesce(ranked.vector_rank, ranked.text_rank))) AS score,
-           min(ranked.vector_rank), min(ranked.text_rank)
-    FROM ranked
-    GROUP BY ranked.id
-    ORDER BY score DESC, ranked.id;
-END;
-
--- The collection's settings, or the default collection's for NULL.
-CREATE FUNCTION dof_collection(collection_name text DEFAULT NULL) RETURNS dof_collections
-    LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
-DECLARE
-    found_collection dof_collections;
-BEGIN
-    SELECT * INTO found_collection FROM dof_collections WHERE name = coalesce(collection_name, 'default');
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'collection "%" does not exist', collection_name
-            USING ERRCODE = 'undefined_object', HINT = 'SELECT name FROM dof_collections lists them';
-    END IF;
-    RETURN found_collection;
-END
-$$;
-
--- Vector leg: chunk ids by cosine distance. hnsw.iterative_scan lets a filtered scan keep
--- going until it has k rows, so filtering does not starve the result. ef_search 400: on
--- 120,689 real chunk vectors of the corpora (bench/scripts/store_search.sh) recall@10
--- against exact search (ties by distance counted) was 0.905 at 200 and 0.956 at 400, for
--- 3.1 vs 5.7 ms. To trade recall for speed:
--- ALTER FUNCTION dof_vector_search(text, integer, text, jsonb, vector) SET hnsw.ef_search = 200.
-CREATE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
-                                  filter jsonb DEFAULT NULL, query_embedding vector DEFAULT NULL)
-    RETURNS TABLE (chunk_id bigint, distance double precision, rank integer)
-    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT SET hnsw.iterative_scan = 'relaxed_order'
-    SET hnsw.ef_search = 400 AS $$
-DECLARE
-    settings dof_collections := dof_collection(collection);
-    query_vector vector := coalesce(query_embedding, dof_embed_query(query, settings.model));
-BEGIN
-    IF query_vector IS NULL THEN
-        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
-            HINT = 'pass the query text, or its vector as query_embedding';
-    END IF;
-    IF k IS NULL OR k < 1 THEN
-        RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    -- cosine distance to the zero vector is NaN: every row would tie, in no order
-    -- (pgvector itself refuses NaN and infinite elements)
-    IF vector_norm(query_vector) = 0 THEN
-        RAISE EXCEPTION 'query_embedding has no direction (its norm is 0)'
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero vector, e.g. dof_embed_query(query)';
-    END IF;
-    RETURN QUERY
-    SELECT hits.id, hits.distance, (row_number() OVER (ORDER BY hits.distance, hits.id))::integer
-    FROM (SELECT c.id, (c.embedding <=> query_vector)::double precision AS distance
-          FROM dof_chunks c
-          WHERE (dof_vector_search.collection IS NULL OR c.collection = dof_vector_search.collection)
-            AND (filter IS NULL OR c.metadata @> filter)
-          ORDER BY c.embedding <=> query_vector
-          LIMIT k) hits
-    ORDER BY hits.distance, hits.id;
-END
-$$;
+-- Search, text leg: chunks matching the query's lexemes, ranked by BM25 (or ts_rank_cd).
+-- Runs as its caller, so row-level security on dof_chunks applies.
 
 -- The mean of a numeric column from its pg_stats row: the most common values with their
 -- frequencies, the rest spread over the equal-count histogram (bucket midpoints).
@@ -202,52 +126,9 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
-                                  filter jsonb DEFAULT NULL, candidate_pool integer DEFAULT 50,
-                                  rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false,
-                                  query_embedding vector DEFAULT NULL, ranking text DEFAULT 'bm25',
-                                  match_terms text DEFAULT 'any')
-    RETURNS TABLE (chunk_id bigint, document_id bigint, source_id text, heading_path text[], content text,
-                   score double precision, vector_rank integer, text_rank integer)
-    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
-DECLARE
-    vector_ids bigint[];
-    text_ids bigint[];
-BEGIN
-    -- NULLs are refused too: LIMIT NULL would return every row, rrf_k NULL NULL scores
-    IF k IS NULL OR k < 1 OR candidate_pool IS NULL OR candidate_pool < 1 OR candidate_pool > 100000
-       OR rrf_k IS NULL OR rrf_k < 0 OR rrf_k > 1000000 OR dedup_by_source IS NULL THEN
-        RAISE EXCEPTION 'k must be at least 1, candidate_pool between 1 and 100000, rrf_k between 0 and 1000000 and dedup_by_source not NULL (got k %, candidate_pool %, rrf_k %, dedup_by_source %)',
-                        coalesce(k::text, 'NULL'), coalesce(candidate_pool::text, 'NULL'), coalesce(rrf_k::text, 'NULL'),
-                        coalesce(dedup_by_source::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are k 10, candidate_pool 50, rrf_k 60';
-    END IF;
-    SELECT array_agg(v.chunk_id ORDER BY v.rank) INTO vector_ids
-    FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
-    SELECT array_agg(t.chunk_id ORDER BY t.rank) INTO text_ids
-    FROM dof_text_search(query, greatest(candidate_pool, k), collection, filter, ranking, match_terms) t;
-    RETURN QUERY
-    SELECT best.id, best.document_id, best.source_id, best.heading_path, best.content,
-           best.score, best.vector_rank, best.text_rank
-    FROM (SELECT DISTINCT ON (CASE WHEN dedup_by_source THEN c.document_id ELSE c.id END)
-                 c.id, c.document_id, d.source_id, c.heading_path, c.content, f.score, f.vector_rank, f.text_rank
-          FROM dof_rrf(coalesce(vector_ids, '{}'), coalesce(text_ids, '{}'), rrf_k) f
-          JOIN dof_chunks c ON c.id = f.id
-          JOIN dof_documents d ON d.id = c.document_id
-          ORDER BY CASE WHEN dedup_by_source THEN c.document_id ELSE c.id END, f.score DESC, c.id) best
-    ORDER BY best.score DESC, best.id
-    LIMIT k;
-END
-$$;
-
-COMMENT ON FUNCTION dof_rrf(bigint[], bigint[], integer) IS 'Reciprocal Rank Fusion of two ranked id lists, with each list''s rank (NULL when absent); ties break on id';
-COMMENT ON FUNCTION dof_collection(text) IS 'The dof_collections row of a collection; NULL means ''default''';
-COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks by cosine distance (HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query';
 COMMENT ON FUNCTION dof_bm25_terms(tsquery) IS 'BM25 inputs for a query: its lexemes, their IDFs, the chunks estimated to hold each, and the mean chunk length in tokens, from the planner''s statistics on dof_chunks.tsv';
 COMMENT ON FUNCTION dof_lexeme_fractions_internal(text[], anyarray, real[]) IS 'Internal: the fraction of chunks holding each lexeme, from pg_stats; used by dof_bm25_terms';
 COMMENT ON FUNCTION dof_stats_mean(double precision[], real[], double precision[]) IS 'Internal: a column''s mean estimated from its pg_stats row';
 COMMENT ON FUNCTION dof_bm25_internal(anyelement, double precision, text[], double precision[], double precision, double precision, double precision, double precision) IS 'Internal: BM25 of one tsvector; used by dof_text_search';
 COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= ln 20) OR''ed, rarest first within an estimated budget of matching chunks; the query itself when it has operators or no such lexeme';
 COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS 'Text leg alone: the k best chunks matching the query (match_terms: any selective lexeme, or all terms in websearch syntax) in the collection''s text search configuration, ranked by BM25 (default) or ts_rank_cd';
-COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector, text, text) IS
-    'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';
