@@ -12,9 +12,12 @@ tiers=("$@"); [ ${#tiers[@]} -gt 0 ] || tiers=(lint core pgrx regress integratio
 for tier in "${tiers[@]}"; do
   case "$tier" in
     lint)
-      log "tier 0: cargo fmt --check and clippy -D warnings (workspace, every target)"
+      log "tier 0: cargo fmt --check and clippy -D warnings (workspace and fuzz target, every target)"
       cargo fmt --all --check
       cargo clippy --release --workspace --all-targets -- -D warnings
+      # the fuzz target is its own crate (cargo-fuzz's layout), outside the workspace
+      cargo fmt --manifest-path src/core/fuzz/Cargo.toml --check
+      cargo clippy --release --manifest-path src/core/fuzz/Cargo.toml --all-targets -- -D warnings
       ;;
     core)
       log "tier 1: dof_core (no PostgreSQL), release build"

@@ -46,8 +46,14 @@ fuzz_target!(|data: &[u8]| {
     };
     let max_tokens = 16 + usize::from(control / 6) * 4;
     for strategy in STRATEGIES {
-        let options =
-            ChunkOptions { max_tokens, overlap_tokens: 8, thresholds: small.clone(), pattern, strategy: strategy.name().to_string(), ..Default::default() };
+        let options = ChunkOptions {
+            max_tokens,
+            overlap_tokens: 8,
+            thresholds: small.clone(),
+            pattern,
+            strategy: strategy.name().to_string(),
+            ..Default::default()
+        };
         check(&text, &CharacterSizer, &options);
         if let Some(tokenizer) = tokenizer() {
             check(&text, tokenizer, &options);
