@@ -6,10 +6,18 @@ use std::path::PathBuf;
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::pg_sys;
 
-/// Where `make setup` installs the ONNX Runtime library (scripts/config.sh, PG_DOF_HOME).
-const DEFAULT_ONNXRUNTIME_LIBRARY: &CStr = c"/usr/local/share/pg_dof/lib/libonnxruntime.so.1.31.1";
+/// Where `make setup` installs the ONNX Runtime library (dof_core::install).
+const DEFAULT_ONNXRUNTIME_LIBRARY: &CStr = c_literal(concat!(dof_core::install_onnxruntime_library!(), "\0"));
 /// Where `make setup` installs models, one folder per model name.
-const DEFAULT_MODEL_DIR: &CStr = c"/usr/local/share/pg_dof/models";
+const DEFAULT_MODEL_DIR: &CStr = c_literal(concat!(dof_core::install_model_dir!(), "\0"));
+
+/// A C string from a NUL-terminated literal, checked at compile time.
+const fn c_literal(bytes: &'static str) -> &'static CStr {
+    match CStr::from_bytes_with_nul(bytes.as_bytes()) {
+        Ok(c) => c,
+        Err(_) => panic!("not a NUL-terminated string without inner NULs"),
+    }
+}
 /// Default intra-op threads when the setting is 0: the machine's cores, capped so that many
 /// connections embedding at once do not oversubscribe the CPU (PostgresML users hit that).
 const MAX_AUTO_THREADS: usize = 4;

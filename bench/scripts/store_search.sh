@@ -6,7 +6,8 @@
 #      (dof-editions, legalize-pe-sample) chunked at SCALE_MAX_TOKENS (128: ~120,000
 #      distinct chunks) and embedded for real by `embed_corpus` (the product's chunker and
 #      embedder outside PostgreSQL, independent embedding; about 11.5M tokens, 1-1.5 h on
-#      two cores, resumable, cached in $PG_DOF_CACHE/scale-128), loaded with COPY;
+#      two cores, resumable, cached in $PG_DOF_CACHE/scale-128); the chunks are written by
+#      the product's writer, dof_index_document, and given those vectors (scale_load.sql);
 #   3. hybrid search p50/p95 with and without the query embedding, each leg alone, exact
 #      search, and the vector leg's recall@10 against exact search (bench/sql/scale_search.sql).
 # Prints markdown tables. Needs the shared corpora (PG_DOF_CORPORA).

@@ -1,6 +1,6 @@
 //! Shared pieces of the benchmark binaries: corpus loading, timing, table printing.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// The shared corpora: $PG_DOF_CORPORA or ../shared/corpora beside the checkout (run from
@@ -11,10 +11,14 @@ pub fn corpora() -> PathBuf {
         .unwrap_or_else(|_| std::env::current_dir().expect("a working directory").join("../shared/corpora"))
 }
 
-/// The installed e5 tokenizer.json ($PG_DOF_HOME, default /usr/local/share/pg_dof).
+/// The installed e5 tokenizer.json (dof_core::install: $PG_DOF_HOME or the default root).
 pub fn tokenizer_path() -> PathBuf {
-    let home = std::env::var("PG_DOF_HOME").unwrap_or_else(|_| "/usr/local/share/pg_dof".into());
-    Path::new(&home).join("models/multilingual-e5-small/tokenizer.json")
+    dof_core::install::default_tokenizer()
+}
+
+/// The installed e5 model.onnx.
+pub fn model_path() -> PathBuf {
+    dof_core::install::model_dir().join(dof_core::install::DEFAULT_MODEL).join("model.onnx")
 }
 
 /// Every markdown file under `corpora()/name`, sorted by path; exits with a message when absent.

@@ -241,6 +241,28 @@ mod tests {
         assert_eq!(same, Ok(Some(true)));
     }
 
+    /// The built-in registry row (sql/models.sql) and the core's default model layout
+    /// (used outside PostgreSQL by the tests and benchmarks) describe the same model.
+    #[pg_test]
+    fn the_builtin_row_is_the_core_default_model() {
+        let e5 = dof_core::embed::ModelSpec::e5_in_dir(&crate::guc::model_dir(), dof_core::install::DEFAULT_MODEL).unwrap();
+        let row = Spi::get_one::<String>(
+            "SELECT concat_ws('|', name, dimension, max_positions, query_prefix, passage_prefix, model_file, tokenizer_file)
+             FROM dof_models WHERE builtin AND kind = 'onnx'",
+        );
+        let core = [
+            e5.name.clone(),
+            e5.dimension.to_string(),
+            e5.max_positions.to_string(),
+            e5.query_prefix.clone(),
+            e5.passage_prefix.clone(),
+            format!("{}/model.onnx", e5.name),
+            format!("{}/tokenizer.json", e5.name),
+        ]
+        .join("|");
+        assert_eq!(row, Ok(Some(core)));
+    }
+
     #[pg_test]
     fn a_thread_count_change_replaces_the_session_instead_of_adding_one() {
         Spi::run("SET pg_dof.intra_op_threads = 1").unwrap();

@@ -71,9 +71,12 @@ fn dof_chunk_embed_internal(
     let pattern = pattern.filter(|p| Pattern::parse(p).is_some());
     let settings = collection_settings(&collection, pattern);
     let spec = spec_of_row(&model);
+    // a hash model sizes in characters, unless its row names a tokenizer: then its chunks
+    // are those of the real model with that tokenizer (as dof_chunk(model => ...) cuts them)
+    let names_tokenizer = matches!(model.get_by_name::<String>("tokenizer_file"), Ok(Some(_)));
     let tokenizer = match spec.kind {
         ModelKind::Onnx => Some(spec.tokenizer_file.as_path()),
-        ModelKind::Hash => None, // no tokenizer: sizes in characters, as dof_chunk(model => 'hash-384')
+        ModelKind::Hash => names_tokenizer.then_some(spec.tokenizer_file.as_path()),
     };
     let chunks = chunk_with(body, &settings.options, tokenizer);
     if chunks.is_empty() {

@@ -18,7 +18,7 @@ use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use dof_bench::{corpora as corpora_root, load_corpus, tokenizer_path};
+use dof_bench::{corpora as corpora_root, load_corpus, model_path, tokenizer_path};
 use dof_core::chunk::{chunk_document, Chunk, ChunkOptions};
 use dof_core::embed::{Embedder, OnnxEmbedder, OnnxOptions};
 use dof_core::tokenize::ModelTokenizer;
@@ -62,9 +62,8 @@ fn main() {
     let (mut doc_file, mut chunk_file) = (std::io::BufWriter::new(doc_file), std::io::BufWriter::new(chunk_file));
     let mut progress = OpenOptions::new().create(true).append(true).open(out.join("progress")).expect("progress file");
 
-    let home = std::env::var("PG_DOF_HOME").unwrap_or_else(|_| "/usr/local/share/pg_dof".into());
-    let model = Path::new(&home).join("models/multilingual-e5-small/model.onnx");
-    let runtime = Path::new(&home).join("lib/libonnxruntime.so.1.31.1");
+    let model = model_path();
+    let runtime = dof_core::install::onnxruntime_library();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut embedder =
         OnnxEmbedder::load(&runtime, &model, Arc::clone(&tokenizer), OnnxOptions { intra_threads: threads, ..OnnxOptions::default() })

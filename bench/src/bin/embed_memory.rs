@@ -20,10 +20,9 @@ fn main() {
     let count: usize = std::env::var("TEXTS").ok().and_then(|t| t.parse().ok()).unwrap_or(200);
     // REPEAT sentences per text: 60 is ~400 tokens (the probe), 8 is ~60
     let repeat: usize = std::env::var("REPEAT").ok().and_then(|t| t.parse().ok()).unwrap_or(60);
-    let home = std::env::var("PG_DOF_HOME").unwrap_or_else(|_| "/usr/local/share/pg_dof".into());
     let tokenizer = Arc::new(ModelTokenizer::from_file(&tokenizer_path()).expect("run `make setup` first"));
-    let model = std::path::Path::new(&home).join("models/multilingual-e5-small/model.onnx");
-    let runtime = std::path::Path::new(&home).join("lib/libonnxruntime.so.1.31.1");
+    let model = dof_bench::model_path();
+    let runtime = dof_core::install::onnxruntime_library();
     let options = OnnxOptions { intra_threads: 2, batch_tokens, ..OnnxOptions::default() };
     let mut embedder = OnnxEmbedder::load(&runtime, &model, tokenizer, options).expect("model loads");
     let loaded = peak_mb();

@@ -15,7 +15,6 @@ use dof_core::tokenize::ModelTokenizer;
 fn main() {
     println!("{}", cpu_line());
     let threads: usize = std::env::args().nth(1).map_or(2, |t| t.parse().expect("a number"));
-    let home = std::env::var("PG_DOF_HOME").unwrap_or_else(|_| "/usr/local/share/pg_dof".into());
     let tokenizer = Arc::new(ModelTokenizer::from_file(&tokenizer_path()).expect("run `make setup` first"));
     let options = ChunkOptions { max_tokens: 400, ..ChunkOptions::default() };
     let files = load_corpus("dof-editions");
@@ -27,8 +26,8 @@ fn main() {
         .take(256)
         .collect();
     let texts: Vec<&str> = chunks.iter().map(String::as_str).collect();
-    let model = std::path::Path::new(&home).join("models/multilingual-e5-small/model.onnx");
-    let runtime = std::path::Path::new(&home).join("lib/libonnxruntime.so.1.31.1");
+    let model = dof_bench::model_path();
+    let runtime = dof_core::install::onnxruntime_library();
     let mut embedder =
         OnnxEmbedder::load(&runtime, &model, Arc::clone(&tokenizer), OnnxOptions { intra_threads: threads, ..OnnxOptions::default() })
             .expect("model loads");

@@ -6,9 +6,8 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let text = std::fs::read_to_string(&args[1]).expect("readable file");
     let max_tokens = args.get(2).map_or(800, |m| m.parse().expect("a number"));
-    let tokenizer_path =
-        args.get(3).cloned().unwrap_or_else(|| "/usr/local/share/pg_dof/models/multilingual-e5-small/tokenizer.json".into());
-    let tokenizer = ModelTokenizer::from_file(std::path::Path::new(&tokenizer_path)).expect("tokenizer");
+    let tokenizer_path = args.get(3).map_or_else(dof_core::install::default_tokenizer, std::path::PathBuf::from);
+    let tokenizer = ModelTokenizer::from_file(&tokenizer_path).expect("tokenizer");
     let options = ChunkOptions { max_tokens, ..ChunkOptions::default() };
     for chunk in chunk_document(&text, &tokenizer, &options).expect("chunks") {
         println!(

@@ -14,5 +14,6 @@ pub mod classify;
 pub mod corpus;
 pub mod embed;
 pub mod fuse;
+pub mod install;
 mod signals;
 pub mod tokenize;

@@ -34,3 +34,20 @@ SELECT dof_index_document(id) > 0 AS reindexed FROM dof_documents WHERE collecti
 SELECT DISTINCT c.pattern, c.chunker FROM dof_chunks c WHERE c.collection = 'regress_strategies';
 DELETE FROM dof_documents WHERE collection = 'regress_strategies';
 DELETE FROM dof_collections WHERE name = 'regress_strategies';
+
+-- a hash model that names a tokenizer cuts the chunks the real model would (offline runs,
+-- benchmarks); one that names none sizes in characters
+INSERT INTO dof_models (name, kind, tokenizer_file, dimension)
+VALUES ('hash-e5-tokens', 'hash', 'multilingual-e5-small/tokenizer.json', 384);
+INSERT INTO dof_collections (name, model, max_tokens, late_chunking)
+VALUES ('offline', 'hash-e5-tokens', 32, false), ('offline-chars', 'hash-384', 32, false);
+\set body '# Aviso\n\nLa Secretaría de Hacienda y Crédito Público da a conocer las reglas de carácter general en materia de comercio exterior, vigentes a partir del día siguiente de su publicación en el Diario Oficial de la Federación.\n\nLas empresas que importen mercancías deberán presentar el pedimento correspondiente.'
+INSERT INTO dof_documents (collection, source_id, body)
+VALUES ('offline', 'o-1', E:'body'), ('offline-chars', 'o-1', E:'body');
+SELECT d.collection, count(*) AS chunks,
+       bool_and(c.content = e5.content AND c.token_count = e5.token_count) AS same_chunks_as_e5
+FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id
+LEFT JOIN dof_chunk(E:'body', 32, 50) e5 ON e5.chunk_index = c.chunk_index
+WHERE d.source_id = 'o-1'
+GROUP BY d.collection ORDER BY d.collection;
+SELECT count(*) AS e5_chunks FROM dof_chunk(E:'body', 32, 50);

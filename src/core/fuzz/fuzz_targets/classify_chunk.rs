@@ -18,9 +18,7 @@ fn tokenizer() -> Option<&'static ModelTokenizer> {
     static TOKENIZER: OnceLock<Option<ModelTokenizer>> = OnceLock::new();
     TOKENIZER
         .get_or_init(|| {
-            let home = std::env::var("PG_DOF_HOME").unwrap_or_else(|_| "/usr/local/share/pg_dof".into());
-            let path = std::path::Path::new(&home).join("models/multilingual-e5-small/tokenizer.json");
-            let tokenizer = ModelTokenizer::from_file(&path).ok();
+            let tokenizer = ModelTokenizer::from_file(&dof_core::install::default_tokenizer()).ok();
             // say it once: without the tokenizer only the character sizer is fuzzed
             eprintln!("classify_chunk: e5 tokenizer {}", if tokenizer.is_some() { "loaded" } else { "MISSING, character sizer only" });
             tokenizer

@@ -1,6 +1,6 @@
 //! Locating the installed model files and the shared corpora for integration tests.
 //!
-//! Model files come from `make setup` (under $PG_DOF_HOME, default /usr/local/share/pg_dof).
+//! Model files come from `make setup` (under dof_core::install::home(): $PG_DOF_HOME or the default root).
 //! When they are missing, tests print SKIPPED and pass — unless PG_DOF_REQUIRE_MODEL=1
 //! (set by `make test`), where a missing file fails them.
 #![allow(dead_code)]
@@ -10,16 +10,12 @@ use std::sync::OnceLock;
 
 use dof_core::tokenize::ModelTokenizer;
 
-pub fn home() -> PathBuf {
-    PathBuf::from(std::env::var("PG_DOF_HOME").unwrap_or_else(|_| "/usr/local/share/pg_dof".into()))
-}
-
 pub fn runtime_library() -> PathBuf {
-    home().join("lib/libonnxruntime.so.1.31.1")
+    dof_core::install::onnxruntime_library()
 }
 
 pub fn model_dir() -> PathBuf {
-    home().join("models")
+    dof_core::install::model_dir()
 }
 
 /// `true` when `paths` exist; otherwise SKIPPED (or a failure under PG_DOF_REQUIRE_MODEL=1).
