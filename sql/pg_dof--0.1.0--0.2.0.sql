@@ -188,6 +188,14 @@ BEGIN
 END
 $$;
 
+-- BM25's parameters are the core's (Bm25Params::default), no longer written into the SQL
+CREATE FUNCTION "dof_bm25_score_internal"("tsv" anyelement, "length" double precision, "lexemes" TEXT[],
+                                          "idfs" double precision[], "average_length" double precision)
+RETURNS double precision
+IMMUTABLE PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_bm25_score_internal_wrapper';
+COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector (k1 1.2, b 0.75, heading matches twice); used by dof_text_search';
+DROP FUNCTION dof_bm25_internal(anyelement, double precision, text[], double precision[], double precision, double precision, double precision, double precision);
+
 CREATE OR REPLACE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                 filter jsonb DEFAULT NULL, ranking text DEFAULT 'bm25',
                                 match_terms text DEFAULT 'any')
@@ -226,7 +234,7 @@ BEGIN
     SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
     FROM (SELECT c.id,
                  CASE WHEN ranking = 'bm25'
-                      THEN dof_bm25_internal(c.tsv, c.token_count, lexemes, idfs, average_length, 1.2, 0.75, 2.0)
+                      THEN dof_bm25_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length)
                       ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
           FROM dof_chunks c
           WHERE c.tsv @@ match_query

@@ -67,8 +67,8 @@ BEGIN ATOMIC
 END;
 
 -- Text leg: chunk ids matching the query in the collection's text search configuration
--- (spanish by default), ranked by BM25 (k1 1.2, b 0.75, a heading match counts twice;
--- see dof_bm25_terms) or, with ranking => 'ts_rank_cd', by PostgreSQL's cover density
+-- (spanish by default), ranked by BM25 (dof_core::bm25's parameters; IDFs and lengths from
+-- dof_bm25_terms) or, with ranking => 'ts_rank_cd', by PostgreSQL's cover density
 -- (no IDF).
 -- match_terms => 'all': websearch syntax as written (every term, "phrases", -not, or).
 -- match_terms => 'any' (default): a chunk matches with any of the query's selective
@@ -114,7 +114,7 @@ BEGIN
     SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
     FROM (SELECT c.id,
                  CASE WHEN ranking = 'bm25'
-                      THEN dof_bm25_internal(c.tsv, c.token_count, lexemes, idfs, average_length, 1.2, 0.75, 2.0)
+                      THEN dof_bm25_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length)
                       ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
           FROM dof_chunks c
           WHERE c.tsv @@ match_query
@@ -129,6 +129,6 @@ $$;
 COMMENT ON FUNCTION dof_bm25_terms(tsquery) IS 'BM25 inputs for a query: its lexemes, their IDFs, the chunks estimated to hold each, and the mean chunk length in tokens, from the planner''s statistics on dof_chunks.tsv';
 COMMENT ON FUNCTION dof_lexeme_fractions_internal(text[], anyarray, real[]) IS 'Internal: the fraction of chunks holding each lexeme, from pg_stats; used by dof_bm25_terms';
 COMMENT ON FUNCTION dof_stats_mean(double precision[], real[], double precision[]) IS 'Internal: a column''s mean estimated from its pg_stats row';
-COMMENT ON FUNCTION dof_bm25_internal(anyelement, double precision, text[], double precision[], double precision, double precision, double precision, double precision) IS 'Internal: BM25 of one tsvector; used by dof_text_search';
+COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector (k1 1.2, b 0.75, heading matches twice); used by dof_text_search';
 COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= ln 20) OR''ed, rarest first within an estimated budget of matching chunks; the query itself when it has operators or no such lexeme';
 COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS 'Text leg alone: the k best chunks matching the query (match_terms: any selective lexeme, or all terms in websearch syntax) in the collection''s text search configuration, ranked by BM25 (default) or ts_rank_cd';

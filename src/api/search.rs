@@ -1,4 +1,4 @@
-//! Search is SQL (sql/search.sql) but for BM25's per-row score, which reads the stored
+//! Search is SQL (sql/vector_leg.sql, text_leg.sql, fusion.sql) but for BM25's per-row score, which reads the stored
 //! tsvector directly; this module also holds the search's boundary tests.
 
 use dof_core::bm25::{score, Bm25Params, LexemeStats, TsVector};
@@ -27,9 +27,18 @@ fn dof_lexeme_fractions_internal(lexemes: Vec<String>, common: Option<AnyArray>,
 }
 
 /// BM25 of one stored tsvector (of a chunk `length` tokens long) for the query's lexemes
-/// and their IDFs (`dof_text_search` calls it with what `dof_bm25_terms` returns). `tsv` is
+/// and their IDFs (`dof_text_search` calls it with what `dof_bm25_terms` returns), with
+/// the core's parameters (`Bm25Params::default()`: defined there only). `tsv` is
 /// `anyelement` because pgrx has no tsvector type; any other type is refused.
 #[pg_extern(immutable, parallel_safe)]
+fn dof_bm25_score_internal(tsv: AnyElement, length: f64, lexemes: Vec<String>, idfs: Vec<f64>, average_length: Option<f64>) -> f64 {
+    bm25(&tsv, length, &lexemes, &idfs, average_length, &Bm25Params::default())
+}
+
+/// dof_bm25_internal as 0.1.0's SQL declares it (the parameters passed in): a database
+/// still at 0.1.0 calls this symbol with the new library until `ALTER EXTENSION pg_dof
+/// UPDATE`. Not in the current install script.
+#[pg_extern(immutable, parallel_safe, sql = false)]
 #[allow(clippy::too_many_arguments)]
 fn dof_bm25_internal(
     tsv: AnyElement,
@@ -41,11 +50,15 @@ fn dof_bm25_internal(
     b: f64,
     heading_weight: f64,
 ) -> f64 {
+    bm25(&tsv, length, &lexemes, &idfs, average_length, &Bm25Params { k1, b, heading_weight })
+}
+
+fn bm25(tsv: &AnyElement, length: f64, lexemes: &[String], idfs: &[f64], average_length: Option<f64>, params: &Bm25Params) -> f64 {
     if tsv.oid() != pg_sys::TSVECTOROID {
-        raise_invalid_parameter("dof_bm25_internal scores a tsvector");
+        raise_invalid_parameter("BM25 scores a tsvector");
     }
     if lexemes.len() != idfs.len() {
-        raise_invalid_parameter("dof_bm25_internal needs one IDF per lexeme");
+        raise_invalid_parameter("BM25 needs one IDF per lexeme");
     }
     // SAFETY: the datum is a tsvector (checked above), a varlena; detoasting returns it
     // or a palloc'd copy in the current memory context, alive for this call.
@@ -55,9 +68,8 @@ fn dof_bm25_internal(
         std::slice::from_raw_parts(pgrx::varlena::vardata_any(value).cast::<u8>(), length)
     };
     let lexemes: Vec<&[u8]> = lexemes.iter().map(|l| l.as_bytes()).collect();
-    let params = Bm25Params { k1, b, heading_weight };
     TsVector::parse(data)
-        .and_then(|document| score(&document, length, &lexemes, &idfs, average_length, &params))
+        .and_then(|document| score(&document, length, &lexemes, idfs, average_length, params))
         .unwrap_or_else(|e| raise_invalid_parameter(&e.to_string()))
 }
 

@@ -58,10 +58,10 @@ by_sql AS (
   WHERE c.collection = 'ranking' GROUP BY c.id)
 SELECT count(*) AS chunks,
        count(s.id) AS scored,
-       count(*) FILTER (WHERE abs(coalesce(s.score, 0) - dof_bm25_internal(c.tsv, c.token_count, q.lexemes, q.idfs, q.average_length, 1.2, 0.75, 2.0)) > 1e-9) AS mismatches
+       count(*) FILTER (WHERE abs(coalesce(s.score, 0) - dof_bm25_score_internal(c.tsv, c.token_count, q.lexemes, q.idfs, q.average_length)) > 1e-9) AS mismatches
 FROM dof_chunks c CROSS JOIN q LEFT JOIN by_sql s ON s.id = c.id WHERE c.collection = 'ranking';
 WITH q AS (SELECT * FROM dof_bm25_terms(to_tsquery('spanish', 'ley & aduana')))
-SELECT count(*) FILTER (WHERE abs(dof_bm25_internal(strip(c.tsv), c.token_count, q.lexemes, q.idfs, NULL, 1.2, 0.75, 2.0)
+SELECT count(*) FILTER (WHERE abs(dof_bm25_score_internal(strip(c.tsv), c.token_count, q.lexemes, q.idfs, NULL)
                                   - (SELECT sum(idf) FROM unnest(q.idfs) idf WHERE c.tsv @@ to_tsquery('spanish', 'ley & aduana'))) > 1e-9
                              AND c.tsv @@ to_tsquery('spanish', 'ley & aduana')) AS stripped_mismatches
 FROM dof_chunks c CROSS JOIN q WHERE c.collection = 'ranking';
@@ -72,7 +72,7 @@ SELECT * FROM dof_text_search('ley', match_terms => 'some');
 SELECT * FROM dof_text_search(NULL);
 SELECT * FROM dof_hybrid_search(NULL, collection => 'ranking');
 SELECT dof_embed_query(NULL) IS NULL AS null_in_null_out;
-SELECT dof_bm25_internal(42, 1, '{a}', '{1}', NULL, 1.2, 0.75, 2.0);
-SELECT dof_bm25_internal('a:1'::tsvector, 1, '{a,b}', '{1}', NULL, 1.2, 0.75, 2.0);
+SELECT dof_bm25_score_internal(42, 1, '{a}', '{1}', NULL);
+SELECT dof_bm25_score_internal('a:1'::tsvector, 1, '{a,b}', '{1}', NULL);
 DELETE FROM dof_documents WHERE collection = 'ranking';
 DELETE FROM dof_collections WHERE name = 'ranking';
