@@ -8,5 +8,5 @@ here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/config.sh"
 cd "$here/.."
 cargo pgrx install --release --pg-config "$PG_CONFIG" >/dev/null
-install -m 644 sql/releases/pg_dof--*.sql "$("$PG_CONFIG" --sharedir)/extension/"
+install -m 644 sql/releases/pg_dof--*.sql sql/releases/pg_dof--*.control "$("$PG_CONFIG" --sharedir)/extension/"
 echo "pg_dof $(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1) installed into $("$PG_CONFIG" --pkglibdir)"

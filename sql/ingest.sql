@@ -96,6 +96,46 @@ CREATE TRIGGER dof_documents_before BEFORE INSERT OR UPDATE OF body, collection 
 CREATE TRIGGER dof_documents_after AFTER INSERT OR UPDATE OF body, collection, metadata ON dof_documents
     FOR EACH ROW EXECUTE FUNCTION dof_documents_after();
 
+-- A collection's text search configuration changed: its chunks' tsvectors follow, so the
+-- stored side and the query side (which reads the setting) agree.
+CREATE FUNCTION dof_collections_after() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    UPDATE dof_chunks SET tsv = dof_chunk_tsvector(NEW.text_search_config, heading_path, content)
+    WHERE collection = NEW.name;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER dof_collections_after AFTER UPDATE OF text_search_config ON dof_collections
+    FOR EACH ROW WHEN (OLD.text_search_config IS DISTINCT FROM NEW.text_search_config)
+    EXECUTE FUNCTION dof_collections_after();
+
+-- pg_restore meets the rows CREATE EXTENSION made (the 'default' collection, the built-in
+-- default model): a restored row takes their place instead of failing its table's COPY,
+-- which would lose every row of it.
+CREATE FUNCTION dof_collections_restore() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF dof_restoring() THEN
+        DELETE FROM dof_collections WHERE name = NEW.name;
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER dof_collections_restore BEFORE INSERT ON dof_collections
+    FOR EACH ROW EXECUTE FUNCTION dof_collections_restore();
+CREATE FUNCTION dof_models_restore() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF dof_restoring() AND NEW.is_default THEN
+        UPDATE dof_models SET is_default = false WHERE is_default AND name <> NEW.name;
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER dof_models_restore BEFORE INSERT ON dof_models
+    FOR EACH ROW EXECUTE FUNCTION dof_models_restore();
+
 -- Processes queued documents, committing after each batch; a failing document is marked
 -- failed with its error and the next one goes on. CALL it outside a transaction block.
 -- (Procedures that COMMIT cannot have a SET clause, so names are schema-qualified.)
@@ -164,3 +204,6 @@ COMMENT ON PROCEDURE dof_process_queue(integer, integer) IS 'Indexes queued docu
 COMMENT ON PROCEDURE dof_backfill(text, integer) IS 'Queues and re-indexes every document of a collection (or all)';
 COMMENT ON FUNCTION dof_chunker_version() IS 'Version of the chunking rules; stored on every chunk so re-chunking can target older ones';
 COMMENT ON FUNCTION dof_chunk_embed_internal(text, text, dof_collections, dof_models) IS 'Internal: chunks a document by its collection''s strategy and embeds the chunks with the model (one call); dof_index_document stores the rows';
+COMMENT ON FUNCTION dof_collections_after() IS 'Trigger: a collection''s new text_search_config rebuilds its chunks'' tsvectors';
+COMMENT ON FUNCTION dof_collections_restore() IS 'Trigger: during pg_restore, a restored collection replaces the row CREATE EXTENSION made';
+COMMENT ON FUNCTION dof_models_restore() IS 'Trigger: during pg_restore, a restored default model takes the default from the built-in one';

@@ -443,3 +443,82 @@ SELECT dof_vector_index(m.dimension) FROM (SELECT DISTINCT dimension FROM dof_mo
 COMMENT ON TABLE dof_chunks IS 'Chunks of dof_documents with their embedding (any dimension; one HNSW cosine index per dimension, dof_vector_index) and tsvector (GIN); model, chunker and chunker_version record their producer';
 COMMENT ON FUNCTION dof_vector_index(integer) IS 'Creates (if missing) the HNSW cosine index of one embedding dimension: a partial expression index on embedding::vector(dimension); returns its name';
 COMMENT ON FUNCTION dof_models_vector_index() IS 'Trigger: a registered model''s dimension gets its HNSW index (dof_vector_index)';
+
+-- Spanish without accents. Needs the unaccent extension (PostgreSQL's contrib), which this
+-- version requires: CREATE EXTENSION unaccent before ALTER EXTENSION pg_dof UPDATE.
+-- Existing collections keep their configuration (switching one rebuilds its tsvectors:
+-- dof_collections_after); new ones get dof_spanish.
+-- Spanish as people type it: accents are optional ("resolucion miscelanea" finds
+-- "resolución miscelánea", and the reverse). unaccent (PostgreSQL's contrib) strips them
+-- before the Spanish stemmer; the stored tsvectors (dof_chunk_tsvector) and the queries
+-- (the text leg) both use the collection's text_search_config, so both sides agree.
+CREATE TEXT SEARCH CONFIGURATION dof_spanish (COPY = pg_catalog.spanish);
+ALTER TEXT SEARCH CONFIGURATION dof_spanish
+    ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH unaccent, spanish_stem;
+COMMENT ON TEXT SEARCH CONFIGURATION dof_spanish IS
+    'Spanish without accents: unaccent, then the Spanish stemmer (the default text_search_config of collections)';
+ALTER TABLE dof_collections ALTER COLUMN text_search_config SET DEFAULT 'dof_spanish';
+-- every row, 'default' included (a restored row replaces the one CREATE EXTENSION made)
+SELECT pg_catalog.pg_extension_config_dump('dof_collections', '');
+
+-- A collection's text search configuration changed: its chunks' tsvectors follow, so the
+-- stored side and the query side (which reads the setting) agree.
+CREATE FUNCTION dof_collections_after() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    UPDATE dof_chunks SET tsv = dof_chunk_tsvector(NEW.text_search_config, heading_path, content)
+    WHERE collection = NEW.name;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER dof_collections_after AFTER UPDATE OF text_search_config ON dof_collections
+    FOR EACH ROW WHEN (OLD.text_search_config IS DISTINCT FROM NEW.text_search_config)
+    EXECUTE FUNCTION dof_collections_after();
+
+-- pg_restore meets the rows CREATE EXTENSION made (the 'default' collection, the built-in
+-- default model): a restored row takes their place instead of failing its table's COPY,
+-- which would lose every row of it.
+CREATE FUNCTION dof_collections_restore() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF dof_restoring() THEN
+        DELETE FROM dof_collections WHERE name = NEW.name;
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER dof_collections_restore BEFORE INSERT ON dof_collections
+    FOR EACH ROW EXECUTE FUNCTION dof_collections_restore();
+CREATE FUNCTION dof_models_restore() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF dof_restoring() AND NEW.is_default THEN
+        UPDATE dof_models SET is_default = false WHERE is_default AND name <> NEW.name;
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER dof_models_restore BEFORE INSERT ON dof_models
+    FOR EACH ROW EXECUTE FUNCTION dof_models_restore();
+
+COMMENT ON FUNCTION dof_collections_after() IS 'Trigger: a collection''s new text_search_config rebuilds its chunks'' tsvectors';
+COMMENT ON FUNCTION dof_collections_restore() IS 'Trigger: during pg_restore, a restored collection replaces the row CREATE EXTENSION made';
+COMMENT ON FUNCTION dof_models_restore() IS 'Trigger: during pg_restore, a restored default model takes the default from the built-in one';
+
+-- SET search_path FROM CURRENT captured the schemas of 0.1.0's required extensions; this
+-- version also requires unaccent: every such function takes the current list, as a fresh
+-- install's do.
+DO $$
+DECLARE
+    f regprocedure;
+BEGIN
+    FOR f IN SELECT p.oid::regprocedure FROM pg_depend d JOIN pg_proc p ON p.oid = d.objid
+             WHERE d.classid = 'pg_proc'::regclass AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+               AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_dof')
+               AND EXISTS (SELECT 1 FROM unnest(p.proconfig) c WHERE c LIKE 'search_path=%')
+    LOOP
+        EXECUTE format('ALTER %s %s SET search_path FROM CURRENT',
+                       CASE WHEN (SELECT prokind FROM pg_proc WHERE oid = f) = 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, f);
+    END LOOP;
+END
+$$;

@@ -1,13 +1,23 @@
 -- The data: collections, documents, chunks and the queue. What keeps chunks current is in
 -- ingest.sql.
 
+-- Spanish as people type it: accents are optional ("resolucion miscelanea" finds
+-- "resolución miscelánea", and the reverse). unaccent (PostgreSQL's contrib) strips them
+-- before the Spanish stemmer; the stored tsvectors (dof_chunk_tsvector) and the queries
+-- (the text leg) both use the collection's text_search_config, so both sides agree.
+CREATE TEXT SEARCH CONFIGURATION dof_spanish (COPY = pg_catalog.spanish);
+ALTER TEXT SEARCH CONFIGURATION dof_spanish
+    ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH unaccent, spanish_stem;
+COMMENT ON TEXT SEARCH CONFIGURATION dof_spanish IS
+    'Spanish without accents: unaccent, then the Spanish stemmer (the default text_search_config of collections)';
+
 CREATE TABLE dof_collections (
     name               text PRIMARY KEY,
     model              text NOT NULL DEFAULT 'multilingual-e5-small' REFERENCES dof_models (name) ON UPDATE CASCADE,
     late_chunking      boolean NOT NULL DEFAULT true,
     max_tokens         integer NOT NULL DEFAULT 800 CHECK (max_tokens >= 16),
     overlap_tokens     integer NOT NULL DEFAULT 50 CHECK (overlap_tokens >= 0),
-    text_search_config regconfig NOT NULL DEFAULT 'spanish',
+    text_search_config regconfig NOT NULL DEFAULT 'dof_spanish',
     deferred           boolean NOT NULL DEFAULT false,
     chunker            text NOT NULL DEFAULT 'pattern',
     chunker_options    jsonb NOT NULL DEFAULT '{}',
@@ -15,7 +25,9 @@ CREATE TABLE dof_collections (
     CONSTRAINT dof_collections_chunker_check CHECK (dof_check_chunker(chunker, chunker_options))
 );
 INSERT INTO dof_collections (name) VALUES ('default');
-SELECT pg_catalog.pg_extension_config_dump('dof_collections', 'WHERE name <> ''default''');
+-- every row, 'default' included (a restored row replaces the one CREATE EXTENSION made:
+-- dof_collections_restore in ingest.sql)
+SELECT pg_catalog.pg_extension_config_dump('dof_collections', '');
 
 CREATE TABLE dof_documents (
     id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

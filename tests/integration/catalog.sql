@@ -44,6 +44,14 @@ SELECT line FROM (
     UNION ALL
     SELECT 'type ' || t.typname FROM members m JOIN pg_type t ON m.classid = 'pg_type'::regclass AND t.oid = m.objid
     UNION ALL
+    SELECT 'text search configuration ' || c.cfgname || ' parser=' || c.cfgparser::regclass::text
+           || ' comment=' || coalesce(obj_description(c.oid, 'pg_ts_config'), '')
+           || ' mappings=' || (SELECT string_agg(t.alias || ':' || map.dicts, ',' ORDER BY t.alias)
+                               FROM (SELECT maptokentype, string_agg(mapdict::regdictionary::text, '+' ORDER BY mapseqno) AS dicts
+                                     FROM pg_ts_config_map WHERE mapcfg = c.oid GROUP BY maptokentype) map
+                               JOIN ts_token_type(c.cfgparser) t ON t.tokid = map.maptokentype)
+    FROM members m JOIN pg_ts_config c ON m.classid = 'pg_ts_config'::regclass AND c.oid = m.objid
+    UNION ALL
     SELECT 'config_dump ' || c.relname || ' ' || coalesce(e.extcondition[array_position(e.extconfig, c.oid)], '')
     FROM pg_extension e CROSS JOIN unnest(e.extconfig) AS cfg(oid) JOIN pg_class c ON c.oid = cfg.oid
     WHERE e.extname = 'pg_dof'

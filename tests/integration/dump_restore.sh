@@ -10,7 +10,10 @@ repo="$(cd "$scripts/.." && pwd)"
 export PG_DOF_DB=pg_dof_dump
 "$scripts/cluster.sh" fresh
 export PGHOST="$("$scripts/cluster.sh" dir)" PGPORT="${PG_DOF_PORT:-5499}" PGUSER=postgres
-q -c "SET client_min_messages = warning; SELECT name FROM dof_register_model('e5-copy', 'multilingual-e5-small/model.onnx', 'multilingual-e5-small/tokenizer.json', 'query: ', 'passage: ')" >/dev/null
+# the user's own default model, and a changed 'default' collection: CREATE EXTENSION makes
+# both rows again in the restored database, and the restored ones must win
+q -c "SET client_min_messages = warning; SELECT name FROM dof_register_model('e5-copy', 'multilingual-e5-small/model.onnx', 'multilingual-e5-small/tokenizer.json', 'query: ', 'passage: ', make_default => true)" >/dev/null
+q -c "UPDATE dof_collections SET max_tokens = 700, text_search_config = 'spanish' WHERE name = 'default'"
 q -c "INSERT INTO dof_collections (name, model, late_chunking, max_tokens, chunker_options) VALUES ('plain', 'e5-copy', false, 128, '{\"pattern\": \"plain_text\"}')"
 q -c "INSERT INTO dof_collections (name, deferred) VALUES ('later', true)"
 # a model of another dimension: its HNSW index is not dumped (pg_dump skips indexes of an
@@ -28,7 +31,7 @@ q -c "ANALYZE dof_chunks"
 
 # everything a user stored, and what searches answer
 state="SELECT 'collections', md5(string_agg(c::text, '|' ORDER BY name)) FROM dof_collections c
-UNION ALL SELECT 'models', md5(string_agg(m.name || m.revision || m.model_file, '|' ORDER BY name)) FROM dof_models m
+UNION ALL SELECT 'models', md5(string_agg(m.name || m.revision || coalesce(m.model_file, '') || m.is_default, '|' ORDER BY name)) FROM dof_models m
 UNION ALL SELECT 'documents', count(*) || ':' || md5(string_agg(d::text, '|' ORDER BY id)) FROM dof_documents d
 UNION ALL SELECT 'chunks', count(*) || ':' || md5(string_agg(c::text, '|' ORDER BY id)) FROM dof_chunks c
 UNION ALL SELECT 'queue', string_agg(q.status || '/' || d.source_id, ',' ORDER BY d.source_id) FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id

@@ -35,7 +35,11 @@ UNION ALL SELECT string_agg(chunk_id::text, ',' ORDER BY rank) FROM dof_text_sea
 counts="SELECT (SELECT count(*) FROM dof_documents) || '/' || (SELECT count(*) FROM dof_chunks WHERE embedding IS NOT NULL)"
 before_search="$(q -c "$searches")"; before_counts="$(q -c "$counts")"
 filenode_before="$(q -c "SELECT pg_relation_filenode('dof_chunks')")"
-q -c "ALTER EXTENSION pg_dof UPDATE"
+# 0.2.0 requires unaccent (Spanish without accents): without it the update stops, clearly
+refused="$(q -c "ALTER EXTENSION pg_dof UPDATE" 2>&1)"
+check "$(echo "$refused" | grep -c 'required extension "unaccent" is not installed')" "1" "the update says unaccent is needed first"
+check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "0.1.0" "and leaves 0.1.0 as it was"
+q -c "CREATE EXTENSION unaccent" -c "ALTER EXTENSION pg_dof UPDATE"
 check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "$current" "ALTER EXTENSION pg_dof UPDATE reaches $current"
 check "$(q -c "$counts")" "$before_counts" "every document and chunk kept (documents/embedded chunks)"
 check "$(q -c "$searches")" "$before_search" "the same searches give the same chunks after the update"
