@@ -1,9 +1,11 @@
--- Search, fusion: the vector and text legs' ranked lists fused by Reciprocal Rank Fusion.
--- Runs as its caller, so row-level security on dof_chunks applies.
+-- Search, fusion: the vector and text legs' lists fused by Reciprocal Rank Fusion or by
+-- weighted min-max scores. Runs as its caller, so row-level security on dof_chunks applies.
 
--- RRF over two ranked id lists (best first): score = Σ 1/(rrf_k + rank). The Rust core's
--- dof_core::fuse::rrf is the reference; a test checks they agree on random lists.
-CREATE FUNCTION dof_rrf(vector_ids bigint[], text_ids bigint[], rrf_k integer DEFAULT 60)
+-- RRF over two ranked id lists (best first): score = Σ weight / (rrf_k + rank). The Rust
+-- core's dof_core::fuse::weighted_rrf is the reference; a test checks they agree on random
+-- lists.
+CREATE FUNCTION dof_rrf(vector_ids bigint[], text_ids bigint[], rrf_k integer DEFAULT 60,
+                        vector_weight double precision DEFAULT 1, text_weight double precision DEFAULT 1)
     RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
@@ -15,43 +17,115 @@ BEGIN ATOMIC
         FROM unnest(text_ids) WITH ORDINALITY AS t(id, rank) GROUP BY t.id
     )
     SELECT ranked.id,
-           sum(1.0::double precision / (rrf_k + coalesce(ranked.vector_rank, ranked.text_rank))) AS score,
+           sum(CASE WHEN ranked.vector_rank IS NOT NULL THEN vector_weight ELSE text_weight END
+               / (rrf_k + coalesce(ranked.vector_rank, ranked.text_rank))) AS score,
            min(ranked.vector_rank), min(ranked.text_rank)
     FROM ranked
     GROUP BY ranked.id
     ORDER BY score DESC, ranked.id;
 END;
 
+-- Weighted min-max fusion of two scored lists (best first; scores higher-is-better): each
+-- list's scores normalised to 0..1 over the list (all equal: 1), an id absent from a list
+-- gets 0 from it, score = (1 - alpha) × vector + alpha × text. The Rust core's
+-- dof_core::fuse::min_max is the reference; a test checks they agree on random lists.
+-- An id named twice in a list counts its first entry; entries without a score are skipped.
+CREATE FUNCTION dof_weighted_fusion(vector_ids bigint[], vector_scores double precision[],
+                                    text_ids bigint[], text_scores double precision[],
+                                    alpha double precision DEFAULT 0.5)
+    RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH entries AS (
+        SELECT DISTINCT ON (e.leg, e.id) e.leg, e.id, e.score, e.rank
+        FROM (SELECT 'vector' AS leg, v.id, v.score, v.rank
+              FROM unnest(vector_ids, vector_scores) WITH ORDINALITY AS v(id, score, rank)
+              UNION ALL
+              SELECT 'text', t.id, t.score, t.rank
+              FROM unnest(text_ids, text_scores) WITH ORDINALITY AS t(id, score, rank)) e
+        WHERE e.id IS NOT NULL AND e.score IS NOT NULL
+        ORDER BY e.leg, e.id, e.rank
+    ), normalised AS (
+        SELECT entries.leg, entries.id, entries.rank,
+               coalesce((entries.score - min(entries.score) OVER leg)
+                        / nullif(max(entries.score) OVER leg - min(entries.score) OVER leg, 0), 1) AS value
+        FROM entries WINDOW leg AS (PARTITION BY entries.leg)
+    )
+    SELECT normalised.id,
+           sum(CASE WHEN normalised.leg = 'text' THEN alpha ELSE 1 - alpha END * normalised.value) AS score,
+           min(normalised.rank) FILTER (WHERE normalised.leg = 'vector')::integer,
+           min(normalised.rank) FILTER (WHERE normalised.leg = 'text')::integer
+    FROM normalised
+    GROUP BY normalised.id
+    ORDER BY score DESC, normalised.id;
+END;
+
+-- The fusion a search asks for, by name; what dof_hybrid_search (and a sharded search
+-- later) calls with its legs' lists. Vector scores are cosine similarities (1 - distance).
+CREATE FUNCTION dof_fuse(fusion text, vector_ids bigint[], vector_scores double precision[],
+                         text_ids bigint[], text_scores double precision[], rrf_k integer DEFAULT 60,
+                         alpha double precision DEFAULT 0.5, vector_weight double precision DEFAULT 1,
+                         text_weight double precision DEFAULT 1)
+    RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+BEGIN
+    IF fusion = 'rrf' THEN
+        IF rrf_k IS NULL OR rrf_k < 0 OR rrf_k > 1000000 OR vector_weight IS NULL OR vector_weight < 0
+           OR text_weight IS NULL OR text_weight < 0 THEN
+            RAISE EXCEPTION 'rrf_k must be between 0 and 1000000 and the weights at least 0 (got rrf_k %, vector_weight %, text_weight %)',
+                            coalesce(rrf_k::text, 'NULL'), coalesce(vector_weight::text, 'NULL'), coalesce(text_weight::text, 'NULL')
+                USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are rrf_k 60 and weights 1';
+        END IF;
+        RETURN QUERY SELECT * FROM dof_rrf(coalesce(vector_ids, '{}'), coalesce(text_ids, '{}'), rrf_k, vector_weight, text_weight);
+    ELSIF fusion = 'weighted' THEN
+        IF alpha IS NULL OR alpha < 0 OR alpha > 1 THEN
+            RAISE EXCEPTION 'alpha (the text leg''s share) must be between 0 and 1, got %', coalesce(alpha::text, 'NULL')
+                USING ERRCODE = 'invalid_parameter_value', HINT = 'the default is 0.5';
+        END IF;
+        RETURN QUERY SELECT * FROM dof_weighted_fusion(coalesce(vector_ids, '{}'), coalesce(vector_scores, '{}'),
+                                                       coalesce(text_ids, '{}'), coalesce(text_scores, '{}'), alpha);
+    ELSE
+        RAISE EXCEPTION 'unknown fusion "%"', fusion USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'use ''rrf'' (reciprocal rank fusion, per-leg weights) or ''weighted'' (min-max normalised scores, alpha = the text share)';
+    END IF;
+END
+$$;
+
 CREATE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                   filter jsonb DEFAULT NULL, candidate_pool integer DEFAULT 50,
                                   rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false,
                                   query_embedding vector DEFAULT NULL, ranking text DEFAULT 'bm25',
-                                  match_terms text DEFAULT 'any')
+                                  match_terms text DEFAULT 'any', fusion text DEFAULT 'rrf',
+                                  alpha double precision DEFAULT 0.5, vector_weight double precision DEFAULT 1,
+                                  text_weight double precision DEFAULT 1)
     RETURNS TABLE (chunk_id bigint, document_id bigint, source_id text, heading_path text[], content text,
                    score double precision, vector_rank integer, text_rank integer)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
     vector_ids bigint[];
+    vector_scores double precision[];
     text_ids bigint[];
+    text_scores double precision[];
 BEGIN
-    -- NULLs are refused too: LIMIT NULL would return every row, rrf_k NULL NULL scores
+    -- NULLs are refused too: LIMIT NULL would return every row
     IF k IS NULL OR k < 1 OR candidate_pool IS NULL OR candidate_pool < 1 OR candidate_pool > 100000
-       OR rrf_k IS NULL OR rrf_k < 0 OR rrf_k > 1000000 OR dedup_by_source IS NULL THEN
-        RAISE EXCEPTION 'k must be at least 1, candidate_pool between 1 and 100000, rrf_k between 0 and 1000000 and dedup_by_source not NULL (got k %, candidate_pool %, rrf_k %, dedup_by_source %)',
-                        coalesce(k::text, 'NULL'), coalesce(candidate_pool::text, 'NULL'), coalesce(rrf_k::text, 'NULL'),
-                        coalesce(dedup_by_source::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are k 10, candidate_pool 50, rrf_k 60';
+       OR dedup_by_source IS NULL THEN
+        RAISE EXCEPTION 'k must be at least 1, candidate_pool between 1 and 100000 and dedup_by_source not NULL (got k %, candidate_pool %, dedup_by_source %)',
+                        coalesce(k::text, 'NULL'), coalesce(candidate_pool::text, 'NULL'), coalesce(dedup_by_source::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are k 10, candidate_pool 50';
     END IF;
-    SELECT array_agg(v.chunk_id ORDER BY v.rank) INTO vector_ids
+    -- the fusion's own arguments are checked before any leg runs
+    PERFORM dof_fuse(fusion, '{}', '{}', '{}', '{}', rrf_k, alpha, vector_weight, text_weight);
+    SELECT array_agg(v.chunk_id ORDER BY v.rank), array_agg(1 - v.distance ORDER BY v.rank) INTO vector_ids, vector_scores
     FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
-    SELECT array_agg(t.chunk_id ORDER BY t.rank) INTO text_ids
+    SELECT array_agg(t.chunk_id ORDER BY t.rank), array_agg(t.text_score ORDER BY t.rank) INTO text_ids, text_scores
     FROM dof_text_search(query, greatest(candidate_pool, k), collection, filter, ranking, match_terms) t;
     RETURN QUERY
     SELECT best.id, best.document_id, best.source_id, best.heading_path, best.content,
            best.score, best.vector_rank, best.text_rank
     FROM (SELECT DISTINCT ON (CASE WHEN dedup_by_source THEN c.document_id ELSE c.id END)
                  c.id, c.document_id, d.source_id, c.heading_path, c.content, f.score, f.vector_rank, f.text_rank
-          FROM dof_rrf(coalesce(vector_ids, '{}'), coalesce(text_ids, '{}'), rrf_k) f
+          FROM dof_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight) f
           JOIN dof_chunks c ON c.id = f.id
           JOIN dof_documents d ON d.id = c.document_id
           ORDER BY CASE WHEN dedup_by_source THEN c.document_id ELSE c.id END, f.score DESC, c.id) best
@@ -59,7 +133,8 @@ BEGIN
     LIMIT k;
 END
 $$;
-
-COMMENT ON FUNCTION dof_rrf(bigint[], bigint[], integer) IS 'Reciprocal Rank Fusion of two ranked id lists, with each list''s rank (NULL when absent); ties break on id';
-COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector, text, text) IS
-    'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';
+COMMENT ON FUNCTION dof_rrf(bigint[], bigint[], integer, double precision, double precision) IS 'Reciprocal Rank Fusion of two ranked id lists, each weighted, with each list''s rank (NULL when absent); ties break on id';
+COMMENT ON FUNCTION dof_weighted_fusion(bigint[], double precision[], bigint[], double precision[], double precision) IS 'Weighted min-max fusion of two scored lists: each normalised to 0..1, score = (1 - alpha) x vector + alpha x text; ties break on id';
+COMMENT ON FUNCTION dof_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision) IS 'The fusion named by fusion (rrf or weighted) of the vector and text legs'' lists, with its arguments checked';
+COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector, text, text, text, double precision, double precision, double precision) IS
+    'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k, vector_weight, text_weight) or by weighted min-max scores (fusion => ''weighted'', alpha = the text share); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';

@@ -1,5 +1,9 @@
-//! Reciprocal Rank Fusion, the reference implementation: the SQL in sql/search.sql must
-//! give the same scores and order (an integration test checks it on random lists).
+//! Fusion of the search legs' ranked lists, the reference implementation: the SQL in
+//! sql/fusion.sql must give the same scores and order (`#[pg_test]`s check both on random
+//! lists).
+//!
+//! Both fusions order by score descending, then id ascending (the deterministic tie-break
+//! the SQL uses too), and a list naming an id twice counts its first (best) entry.
 
 use std::collections::HashMap;
 
@@ -11,18 +15,67 @@ pub struct Fused {
     pub ranks: Vec<Option<usize>>,
 }
 
-/// `score(id) = Σ 1 / (k + rank)` over the lists holding `id`; ordered by score
-/// descending, then id ascending (the deterministic tie-break the SQL uses too). A list
-/// naming an id twice counts its first (best) rank.
+/// Reciprocal Rank Fusion with equal weights: `score(id) = Σ 1 / (k + rank)`.
 pub fn rrf(lists: &[&[i64]], k: usize) -> Vec<Fused> {
+    let weighted: Vec<(&[i64], f64)> = lists.iter().map(|list| (*list, 1.0)).collect();
+    weighted_rrf(&weighted, k)
+}
+
+/// Reciprocal Rank Fusion with a weight per list: `score(id) = Σ weight / (k + rank)`.
+pub fn weighted_rrf(lists: &[(&[i64], f64)], k: usize) -> Vec<Fused> {
+    fuse(
+        lists.len(),
+        lists.iter().enumerate().flat_map(|(list, (ids, weight))| {
+            ids.iter().enumerate().map(move |(position, &id)| (list, id, position, weight / (k + position + 1) as f64))
+        }),
+    )
+}
+
+/// One leg's results for [`min_max`]: ids best first, their scores (higher is better), and
+/// the leg's weight.
+pub struct ScoredList<'a> {
+    pub ids: &'a [i64],
+    pub scores: &'a [f64],
+    pub weight: f64,
+}
+
+/// Weighted min-max fusion: each list's scores are normalised to 0..1 over the list
+/// (`(s - min) / (max - min)`; a list whose scores are all equal gives each 1), an id
+/// absent from a list gets 0 from it, and `score(id) = Σ weight × normalised`. With the
+/// text leg weighted `alpha` and the vector leg `1 - alpha`, this is the seed's weighted
+/// fusion.
+pub fn min_max(lists: &[ScoredList<'_>]) -> Vec<Fused> {
+    fuse(
+        lists.len(),
+        lists.iter().enumerate().flat_map(|(list, leg)| {
+            let firsts = first_entries(leg.ids);
+            let kept = || firsts.iter().map(|&position| leg.scores[position]);
+            let low = kept().fold(f64::INFINITY, f64::min);
+            let high = kept().fold(f64::NEG_INFINITY, f64::max);
+            firsts.into_iter().map(move |position| {
+                let score = leg.scores[position];
+                let normalised = if high > low { (score - low) / (high - low) } else { 1.0 };
+                (list, leg.ids[position], position, leg.weight * normalised)
+            })
+        }),
+    )
+}
+
+/// Positions of the first entry of each id in `ids`.
+fn first_entries(ids: &[i64]) -> Vec<usize> {
+    let mut seen = std::collections::HashSet::new();
+    (0..ids.len()).filter(|&position| seen.insert(ids[position])).collect()
+}
+
+/// Sums `(list, id, position, contribution)` per id, counting an id's first entry in each
+/// list only, and orders the result.
+fn fuse(lists: usize, entries: impl Iterator<Item = (usize, i64, usize, f64)>) -> Vec<Fused> {
     let mut fused: HashMap<i64, Fused> = HashMap::new();
-    for (list_index, list) in lists.iter().enumerate() {
-        for (position, &id) in list.iter().enumerate() {
-            let entry = fused.entry(id).or_insert_with(|| Fused { id, score: 0.0, ranks: vec![None; lists.len()] });
-            if entry.ranks[list_index].is_none() {
-                entry.ranks[list_index] = Some(position + 1);
-                entry.score += 1.0 / (k + position + 1) as f64;
-            }
+    for (list, id, position, contribution) in entries {
+        let entry = fused.entry(id).or_insert_with(|| Fused { id, score: 0.0, ranks: vec![None; lists] });
+        if entry.ranks[list].is_none() {
+            entry.ranks[list] = Some(position + 1);
+            entry.score += contribution;
         }
     }
     let mut fused: Vec<Fused> = fused.into_values().collect();
@@ -47,5 +100,32 @@ mod tests {
     fn ties_break_on_the_smaller_id() {
         let fused = rrf(&[&[7], &[5]], 60);
         assert_eq!(fused.iter().map(|f| f.id).collect::<Vec<_>>(), vec![5, 7]);
+    }
+
+    #[test]
+    fn rrf_weights_scale_each_list() {
+        let fused = weighted_rrf(&[(&[1], 2.0), (&[2], 0.5)], 0);
+        assert_eq!(fused[0].id, 1);
+        assert!((fused[0].score - 2.0).abs() < 1e-12 && (fused[1].score - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn min_max_normalises_each_list_and_weights_it() {
+        let vector = ScoredList { ids: &[10, 11, 12], scores: &[0.9, 0.8, 0.5], weight: 0.5 };
+        let text = ScoredList { ids: &[12, 13], scores: &[20.0, 5.0], weight: 0.5 };
+        let fused = min_max(&[vector, text]);
+        let score = |id| fused.iter().find(|f| f.id == id).unwrap().score;
+        assert!((score(10) - 0.5).abs() < 1e-12, "top vector, absent from text");
+        assert!((score(11) - 0.5 * 0.75).abs() < 1e-12);
+        assert!((score(12) - 0.5).abs() < 1e-12, "bottom vector (0) + top text (0.5)");
+        assert!(score(13).abs() < 1e-12, "bottom text");
+        assert_eq!(fused[0].id, 10, "ties break on the smaller id");
+    }
+
+    #[test]
+    fn a_list_of_equal_scores_gives_each_full_weight_and_duplicates_count_once() {
+        let fused = min_max(&[ScoredList { ids: &[4, 3, 4], scores: &[2.0, 2.0, 9.0], weight: 1.0 }]);
+        assert_eq!(fused.iter().map(|f| (f.id, f.score)).collect::<Vec<_>>(), vec![(3, 1.0), (4, 1.0)]);
+        assert_eq!(fused.iter().find(|f| f.id == 4).unwrap().ranks, vec![Some(1)]);
     }
 }
