@@ -143,7 +143,8 @@ BEGIN
         RAISE NOTICE 'dof_process_queue: batch %, % done, % failed, % queued', batches, done, failed, remaining;
     END LOOP;
     IF done > 0 THEN
-        ANALYZE @extschema@.dof_chunks;  -- the text leg's BM25 reads IDFs from these statistics
+        ANALYZE @extschema@.dof_chunks;
+        PERFORM @extschema@.dof_compact_stats();  -- BM25's statistics: fold the deltas of the drain
     END IF;
 END
 $$;
@@ -225,7 +226,7 @@ BEGIN
             HINT = 'use ''any'' or ''all''';
     END IF;
     IF ranking = 'bm25' OR match_terms = 'any' THEN
-        SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms);
+        SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms, dof_text_search.collection);
     END IF;
     IF match_terms = 'any' THEN
         match_query := dof_any_terms_query(query_terms, lexemes, idfs, chunks);
@@ -628,3 +629,163 @@ COMMENT ON FUNCTION dof_weighted_fusion(bigint[], double precision[], bigint[], 
 COMMENT ON FUNCTION dof_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision) IS 'The fusion named by fusion (rrf or weighted) of the vector and text legs'' lists, with its arguments checked';
 COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector, text, text, text, double precision, double precision, double precision) IS
     'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k, vector_weight, text_weight) or by weighted min-max scores (fusion => ''weighted'', alpha = the text share); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';
+
+-- BM25 per collection, exact: statistics deltas kept by statement triggers on dof_chunks,
+-- built here from the stored chunks; they replace the planner's whole-table statistics.
+-- BM25's statistics per collection, exact: how many chunks hold each lexeme, and each
+-- collection's chunk count and total length. Kept as signed deltas that statement
+-- triggers on dof_chunks append (dof_chunks_stats, ingest.sql), so concurrent writers
+-- never wait on one another's counters; the sums are the counts. dof_compact_stats()
+-- folds the deltas (dof_process_queue runs it); pg_dump leaves both tables out, and the
+-- restored chunks' triggers rebuild them.
+CREATE TABLE dof_term_stats (
+    collection text NOT NULL,
+    lexeme     text NOT NULL,
+    chunks     bigint NOT NULL
+);
+CREATE INDEX dof_term_stats_lookup ON dof_term_stats (collection, lexeme) INCLUDE (chunks);
+CREATE TABLE dof_collection_stats (
+    collection text NOT NULL,
+    chunks     bigint NOT NULL,
+    tokens     bigint NOT NULL
+);
+CREATE INDEX dof_collection_stats_lookup ON dof_collection_stats (collection) INCLUDE (chunks, tokens);
+COMMENT ON TABLE dof_term_stats IS 'BM25 document frequencies per collection as signed deltas (their sum per lexeme is the number of chunks holding it); read with dof_term_stats()';
+COMMENT ON TABLE dof_collection_stats IS 'Chunk count and total token_count per collection as signed deltas; read with dof_collection_stats()';
+INSERT INTO dof_term_stats (collection, lexeme, chunks)
+SELECT c.collection, l.lexeme, count(*) FROM dof_chunks c, unnest(c.tsv) l GROUP BY 1, 2;
+INSERT INTO dof_collection_stats (collection, chunks, tokens)
+SELECT c.collection, count(*), sum(c.token_count) FROM dof_chunks c GROUP BY 1;
+-- BM25's statistics follow every change of dof_chunks, in the same transaction (so a
+-- rollback takes them back): one delta row per collection and lexeme per statement.
+CREATE FUNCTION dof_chunks_stats_added() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    INSERT INTO dof_term_stats (collection, lexeme, chunks)
+    SELECT a.collection, l.lexeme, count(*) FROM added a, unnest(a.tsv) l GROUP BY 1, 2;
+    INSERT INTO dof_collection_stats (collection, chunks, tokens)
+    SELECT a.collection, count(*), sum(a.token_count) FROM added a GROUP BY 1;
+    RETURN NULL;
+END
+$$;
+CREATE FUNCTION dof_chunks_stats_removed() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    INSERT INTO dof_term_stats (collection, lexeme, chunks)
+    SELECT r.collection, l.lexeme, -count(*) FROM removed r, unnest(r.tsv) l GROUP BY 1, 2;
+    INSERT INTO dof_collection_stats (collection, chunks, tokens)
+    SELECT r.collection, -count(*), -sum(r.token_count) FROM removed r GROUP BY 1;
+    RETURN NULL;
+END
+$$;
+CREATE FUNCTION dof_chunks_stats_changed() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    INSERT INTO dof_term_stats (collection, lexeme, chunks)
+    SELECT c.collection, c.lexeme, sum(c.delta)
+    FROM (SELECT a.collection, l.lexeme, 1 AS delta FROM added a, unnest(a.tsv) l
+          UNION ALL
+          SELECT r.collection, l.lexeme, -1 FROM removed r, unnest(r.tsv) l) c
+    GROUP BY 1, 2 HAVING sum(c.delta) <> 0;
+    INSERT INTO dof_collection_stats (collection, chunks, tokens)
+    SELECT c.collection, sum(c.chunks), sum(c.tokens)
+    FROM (SELECT a.collection, 1 AS chunks, a.token_count AS tokens FROM added a
+          UNION ALL
+          SELECT r.collection, -1, -r.token_count FROM removed r) c
+    GROUP BY 1 HAVING sum(c.chunks) <> 0 OR sum(c.tokens) <> 0;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER dof_chunks_stats_added AFTER INSERT ON dof_chunks
+    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION dof_chunks_stats_added();
+CREATE TRIGGER dof_chunks_stats_removed AFTER DELETE ON dof_chunks
+    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION dof_chunks_stats_removed();
+CREATE TRIGGER dof_chunks_stats_changed AFTER UPDATE ON dof_chunks
+    REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION dof_chunks_stats_changed();
+
+-- Folds a collection's (or every collection's) statistics deltas into one row per lexeme;
+-- returns the number of rows removed. Exact at any time; folding only keeps reads short.
+CREATE FUNCTION dof_compact_stats(collection text DEFAULT NULL) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    before bigint;
+    after bigint;
+BEGIN
+    SELECT count(*) INTO before FROM dof_term_stats s WHERE dof_compact_stats.collection IS NULL OR s.collection = dof_compact_stats.collection;
+    WITH moved AS (
+        DELETE FROM dof_term_stats s WHERE dof_compact_stats.collection IS NULL OR s.collection = dof_compact_stats.collection
+        RETURNING s.collection, s.lexeme, s.chunks
+    )
+    INSERT INTO dof_term_stats (collection, lexeme, chunks)
+    SELECT m.collection, m.lexeme, sum(m.chunks) FROM moved m GROUP BY 1, 2 HAVING sum(m.chunks) <> 0;
+    WITH moved AS (
+        DELETE FROM dof_collection_stats s WHERE dof_compact_stats.collection IS NULL OR s.collection = dof_compact_stats.collection
+        RETURNING s.collection, s.chunks, s.tokens
+    )
+    INSERT INTO dof_collection_stats (collection, chunks, tokens)
+    SELECT m.collection, sum(m.chunks), sum(m.tokens) FROM moved m GROUP BY 1 HAVING sum(m.chunks) <> 0 OR sum(m.tokens) <> 0;
+    SELECT count(*) INTO after FROM dof_term_stats s WHERE dof_compact_stats.collection IS NULL OR s.collection = dof_compact_stats.collection;
+    RETURN before - after;
+END
+$$;
+COMMENT ON FUNCTION dof_chunks_stats_added() IS 'Trigger: BM25 statistics deltas for inserted chunks';
+COMMENT ON FUNCTION dof_chunks_stats_removed() IS 'Trigger: BM25 statistics deltas for deleted chunks';
+COMMENT ON FUNCTION dof_chunks_stats_changed() IS 'Trigger: BM25 statistics deltas for updated chunks';
+COMMENT ON FUNCTION dof_compact_stats(text) IS 'Folds BM25 statistics deltas into one row per lexeme (for a collection or all); returns the rows removed';
+DROP FUNCTION dof_bm25_terms(tsquery);
+DROP FUNCTION dof_stats_mean(double precision[], real[], double precision[]);
+DROP FUNCTION dof_lexeme_fractions_internal(text[], anyarray, real[]);
+-- How many chunks of a collection (NULL: of all collections) hold each lexeme: exact, from
+-- dof_term_stats. What a sharded search calls on every shard and adds up.
+CREATE FUNCTION dof_term_stats(collection text, lexemes text[])
+    RETURNS TABLE (lexeme text, chunks bigint)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT l.lexeme, coalesce((SELECT sum(s.chunks) FROM dof_term_stats s
+                               WHERE s.lexeme = l.lexeme AND (dof_term_stats.collection IS NULL OR s.collection = dof_term_stats.collection)), 0)::bigint
+    FROM unnest(lexemes) WITH ORDINALITY AS l(lexeme, position)
+    ORDER BY l.position;
+END;
+
+-- A collection's (NULL: all collections') chunk count and total length in tokens.
+CREATE FUNCTION dof_collection_stats(collection text)
+    RETURNS TABLE (chunks bigint, tokens bigint)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT coalesce(sum(s.chunks), 0)::bigint, coalesce(sum(s.tokens), 0)::bigint FROM dof_collection_stats s
+    WHERE dof_collection_stats.collection IS NULL OR s.collection = dof_collection_stats.collection;
+END;
+
+-- BM25's inputs for a query in a collection (NULL: all collections), exact: the
+-- lexemes of querytree(query) (the ones a match needs; negated terms are not), their IDFs
+-- (Lucene's ln(1 + (N - n + 0.5) / (n + 0.5)), n the chunks holding the lexeme, N the
+-- collection's chunks), n itself, and the collection's mean chunk length in tokens. The
+-- statistics count every chunk of the collection, whatever row-level security lets the
+-- caller see: a role without SELECT on them ranks with every IDF 1, no chunk counts and no
+-- length normalisation.
+CREATE FUNCTION dof_bm25_terms(query tsquery, collection text DEFAULT NULL)
+    RETURNS TABLE (lexemes text[], idfs double precision[], chunks double precision[], average_length double precision)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+DECLARE
+    terms text[] := (SELECT coalesce(array_agg(DISTINCT replace(m[1], '''''', '''')), '{}')
+                     FROM regexp_matches(querytree(query), '''((?:[^'']|'''')*)''', 'g') AS m);
+    total double precision;
+    counts double precision[];
+BEGIN
+    IF NOT (has_table_privilege('dof_term_stats', 'SELECT') AND has_table_privilege('dof_collection_stats', 'SELECT')) THEN
+        RETURN QUERY SELECT terms, array_fill(1.0::double precision, ARRAY[cardinality(terms)]), NULL::double precision[], NULL::double precision;
+        RETURN;
+    END IF;
+    SELECT s.chunks, s.tokens::double precision / nullif(s.chunks, 0) INTO total, average_length
+    FROM dof_collection_stats(dof_bm25_terms.collection) s;
+    counts := ARRAY(SELECT t.chunks::double precision
+                    FROM unnest(terms) WITH ORDINALITY AS u(lexeme, position)
+                    JOIN dof_term_stats(dof_bm25_terms.collection, terms) t ON t.lexeme = u.lexeme
+                    ORDER BY u.position);
+    RETURN QUERY SELECT terms, ARRAY(SELECT ln(1 + (total - n + 0.5) / (n + 0.5)) FROM unnest(counts) WITH ORDINALITY AS u(n, i) ORDER BY i),
+                        counts, average_length;
+END
+$$;
+COMMENT ON FUNCTION dof_term_stats(text, text[]) IS 'How many chunks of a collection (NULL: all) hold each lexeme, exact (dof_term_stats deltas summed); what a sharded search adds up over shards';
+COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all collections'') chunk count and total length in tokens, exact';
+COMMENT ON FUNCTION dof_bm25_terms(tsquery, text) IS 'BM25 inputs for a query in a collection (NULL: all): its lexemes, their IDFs, the chunks holding each, and the mean chunk length in tokens, from the collection''s exact statistics';

@@ -126,6 +126,27 @@ CREATE TRIGGER dof_models_vector_index AFTER INSERT OR UPDATE OF dimension ON do
     FOR EACH ROW EXECUTE FUNCTION dof_models_vector_index();
 SELECT dof_vector_index(m.dimension) FROM (SELECT DISTINCT dimension FROM dof_models WHERE dimension <= 2000) m;
 
+-- BM25's statistics per collection, exact: how many chunks hold each lexeme, and each
+-- collection's chunk count and total length. Kept as signed deltas that statement
+-- triggers on dof_chunks append (dof_chunks_stats, ingest.sql), so concurrent writers
+-- never wait on one another's counters; the sums are the counts. dof_compact_stats()
+-- folds the deltas (dof_process_queue runs it); pg_dump leaves both tables out, and the
+-- restored chunks' triggers rebuild them.
+CREATE TABLE dof_term_stats (
+    collection text NOT NULL,
+    lexeme     text NOT NULL,
+    chunks     bigint NOT NULL
+);
+CREATE INDEX dof_term_stats_lookup ON dof_term_stats (collection, lexeme) INCLUDE (chunks);
+CREATE TABLE dof_collection_stats (
+    collection text NOT NULL,
+    chunks     bigint NOT NULL,
+    tokens     bigint NOT NULL
+);
+CREATE INDEX dof_collection_stats_lookup ON dof_collection_stats (collection) INCLUDE (chunks, tokens);
+COMMENT ON TABLE dof_term_stats IS 'BM25 document frequencies per collection as signed deltas (their sum per lexeme is the number of chunks holding it); read with dof_term_stats()';
+COMMENT ON TABLE dof_collection_stats IS 'Chunk count and total token_count per collection as signed deltas; read with dof_collection_stats()';
+
 CREATE TABLE dof_queue (
     document_id  bigint PRIMARY KEY REFERENCES dof_documents (id) ON DELETE CASCADE,
     status       text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'done', 'failed')),

@@ -1,53 +1,57 @@
 -- Search, text leg: chunks matching the query's lexemes, ranked by BM25 (or ts_rank_cd).
 -- Runs as its caller, so row-level security on dof_chunks applies.
 
--- The mean of a numeric column from its pg_stats row: the most common values with their
--- frequencies, the rest spread over the equal-count histogram (bucket midpoints).
-CREATE FUNCTION dof_stats_mean(common_values double precision[], common_freqs real[], bounds double precision[])
-    RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
-BEGIN ATOMIC
-    SELECT coalesce((SELECT sum(v * f) FROM unnest(common_values, common_freqs) AS u(v, f)), 0)
-           + (1 - coalesce((SELECT sum(f) FROM unnest(common_freqs) AS f), 0))
-             * coalesce((SELECT avg((bounds[i] + bounds[i + 1]) / 2) FROM generate_series(1, cardinality(bounds) - 1) AS i),
-                        (SELECT sum(v * f) / nullif(sum(f), 0) FROM unnest(common_values, common_freqs) AS u(v, f)));
-END;
-
--- BM25's inputs for a query, from the planner's statistics on dof_chunks.tsv (pg_stats,
--- kept current by autovacuum's ANALYZE, so nothing extra is maintained on insert): the
--- chunks holding a lexeme are its most_common_elems fraction of the table, or half the
--- least listed fraction when it is not listed (PostgreSQL's own tsvector selectivity
--- guess); IDF is Lucene's ln(1 + (N - n + 0.5) / (n + 0.5)); a chunk's length is its
--- token_count, whose mean comes from that column's statistics. The statistics cover the
--- whole table, not one collection. Without them (never analyzed, or hidden from a caller
--- under row-level security, as pg_stats does) every IDF is 1, the chunk estimates are
--- NULL and length is not normalised.
--- Lexemes are those of querytree(query): the ones a match needs (negated terms are not).
-CREATE FUNCTION dof_bm25_terms(query tsquery)
-    RETURNS TABLE (lexemes text[], idfs double precision[], chunks double precision[], average_length double precision)
+-- How many chunks of a collection (NULL: of all collections) hold each lexeme: exact, from
+-- dof_term_stats. What a sharded search calls on every shard and adds up.
+CREATE FUNCTION dof_term_stats(collection text, lexemes text[])
+    RETURNS TABLE (lexeme text, chunks bigint)
     LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    WITH terms AS (
-        SELECT coalesce(array_agg(DISTINCT replace(m[1], '''''', '''')), '{}') AS lexemes
-        FROM regexp_matches(querytree(query), '''((?:[^'']|'''')*)''', 'g') AS m
-    ), stats AS (
-        SELECT s.attname, s.most_common_elems, s.most_common_elem_freqs, s.most_common_vals, s.most_common_freqs, s.histogram_bounds
-        FROM pg_stats s
-        WHERE s.schemaname = '@extschema@' AND s.tablename = 'dof_chunks' AND s.attname IN ('tsv', 'token_count')
-    ), estimates AS (
-        SELECT terms.lexemes,
-               dof_lexeme_fractions_internal(terms.lexemes, tsv.most_common_elems, tsv.most_common_elem_freqs) AS fractions,
-               (SELECT greatest(c.reltuples, 1) FROM pg_class c WHERE c.oid = '@extschema@.dof_chunks'::regclass) AS total,
-               dof_stats_mean(len.most_common_vals::text::double precision[], len.most_common_freqs,
-                              len.histogram_bounds::text::double precision[]) AS average_length
-        FROM terms LEFT JOIN stats tsv ON tsv.attname = 'tsv' LEFT JOIN stats len ON len.attname = 'token_count'
-    )
-    SELECT e.lexemes,
-           CASE WHEN e.fractions IS NULL THEN array_fill(1.0::double precision, ARRAY[cardinality(e.lexemes)])
-                ELSE ARRAY(SELECT ln(1 + (e.total - f * e.total + 0.5) / (f * e.total + 0.5)) FROM unnest(e.fractions) WITH ORDINALITY AS u(f, i) ORDER BY i) END,
-           CASE WHEN e.fractions IS NOT NULL THEN ARRAY(SELECT f * e.total FROM unnest(e.fractions) WITH ORDINALITY AS u(f, i) ORDER BY i) END,
-           e.average_length
-    FROM estimates e;
+    SELECT l.lexeme, coalesce((SELECT sum(s.chunks) FROM dof_term_stats s
+                               WHERE s.lexeme = l.lexeme AND (dof_term_stats.collection IS NULL OR s.collection = dof_term_stats.collection)), 0)::bigint
+    FROM unnest(lexemes) WITH ORDINALITY AS l(lexeme, position)
+    ORDER BY l.position;
 END;
+
+-- A collection's (NULL: all collections') chunk count and total length in tokens.
+CREATE FUNCTION dof_collection_stats(collection text)
+    RETURNS TABLE (chunks bigint, tokens bigint)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT coalesce(sum(s.chunks), 0)::bigint, coalesce(sum(s.tokens), 0)::bigint FROM dof_collection_stats s
+    WHERE dof_collection_stats.collection IS NULL OR s.collection = dof_collection_stats.collection;
+END;
+
+-- BM25's inputs for a query in a collection (NULL: all collections), exact: the
+-- lexemes of querytree(query) (the ones a match needs; negated terms are not), their IDFs
+-- (Lucene's ln(1 + (N - n + 0.5) / (n + 0.5)), n the chunks holding the lexeme, N the
+-- collection's chunks), n itself, and the collection's mean chunk length in tokens. The
+-- statistics count every chunk of the collection, whatever row-level security lets the
+-- caller see: a role without SELECT on them ranks with every IDF 1, no chunk counts and no
+-- length normalisation.
+CREATE FUNCTION dof_bm25_terms(query tsquery, collection text DEFAULT NULL)
+    RETURNS TABLE (lexemes text[], idfs double precision[], chunks double precision[], average_length double precision)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+DECLARE
+    terms text[] := (SELECT coalesce(array_agg(DISTINCT replace(m[1], '''''', '''')), '{}')
+                     FROM regexp_matches(querytree(query), '''((?:[^'']|'''')*)''', 'g') AS m);
+    total double precision;
+    counts double precision[];
+BEGIN
+    IF NOT (has_table_privilege('dof_term_stats', 'SELECT') AND has_table_privilege('dof_collection_stats', 'SELECT')) THEN
+        RETURN QUERY SELECT terms, array_fill(1.0::double precision, ARRAY[cardinality(terms)]), NULL::double precision[], NULL::double precision;
+        RETURN;
+    END IF;
+    SELECT s.chunks, s.tokens::double precision / nullif(s.chunks, 0) INTO total, average_length
+    FROM dof_collection_stats(dof_bm25_terms.collection) s;
+    counts := ARRAY(SELECT t.chunks::double precision
+                    FROM unnest(terms) WITH ORDINALITY AS u(lexeme, position)
+                    JOIN dof_term_stats(dof_bm25_terms.collection, terms) t ON t.lexeme = u.lexeme
+                    ORDER BY u.position);
+    RETURN QUERY SELECT terms, ARRAY(SELECT ln(1 + (total - n + 0.5) / (n + 0.5)) FROM unnest(counts) WITH ORDINALITY AS u(n, i) ORDER BY i),
+                        counts, average_length;
+END
+$$;
 
 -- match_terms => 'any' of the text leg: the query's selective lexemes (IDF of at least
 -- ln 20: in at most about 5% of chunks) OR'ed, rarest first, while the chunks they are
@@ -105,7 +109,7 @@ BEGIN
             HINT = 'use ''any'' or ''all''';
     END IF;
     IF ranking = 'bm25' OR match_terms = 'any' THEN
-        SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms);
+        SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms, dof_text_search.collection);
     END IF;
     IF match_terms = 'any' THEN
         match_query := dof_any_terms_query(query_terms, lexemes, idfs, chunks);
@@ -126,9 +130,9 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION dof_bm25_terms(tsquery) IS 'BM25 inputs for a query: its lexemes, their IDFs, the chunks estimated to hold each, and the mean chunk length in tokens, from the planner''s statistics on dof_chunks.tsv';
-COMMENT ON FUNCTION dof_lexeme_fractions_internal(text[], anyarray, real[]) IS 'Internal: the fraction of chunks holding each lexeme, from pg_stats; used by dof_bm25_terms';
-COMMENT ON FUNCTION dof_stats_mean(double precision[], real[], double precision[]) IS 'Internal: a column''s mean estimated from its pg_stats row';
 COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector (k1 1.2, b 0.75, heading matches twice); used by dof_text_search';
 COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= ln 20) OR''ed, rarest first within an estimated budget of matching chunks; the query itself when it has operators or no such lexeme';
 COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS 'Text leg alone: the k best chunks matching the query (match_terms: any selective lexeme, or all terms in websearch syntax) in the collection''s text search configuration, ranked by BM25 (default) or ts_rank_cd';
+COMMENT ON FUNCTION dof_term_stats(text, text[]) IS 'How many chunks of a collection (NULL: all) hold each lexeme, exact (dof_term_stats deltas summed); what a sharded search adds up over shards';
+COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all collections'') chunk count and total length in tokens, exact';
+COMMENT ON FUNCTION dof_bm25_terms(tsquery, text) IS 'BM25 inputs for a query in a collection (NULL: all): its lexemes, their IDFs, the chunks holding each, and the mean chunk length in tokens, from the collection''s exact statistics';

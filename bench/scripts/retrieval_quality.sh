@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
-# Retrieval quality on the chunking-evaluation set (bench/sql/quality.sql): the product's
-# triggers ingest the five English corpora (real model, late and independent embedding);
-# each search leg and ranking answers the 472 questions; prints recall@k and hit@k.
-# In a database of its own (pg_dof_quality). MAX_TOKENS (default 400) and K (default 5).
+# Retrieval quality through the product's own SQL on two evaluation sets, each in a
+# database of its own: chunking-evaluation (English, 472 questions, the shared corpora)
+# and the Spanish DOF set (bench/eval/dof_questions.tsv, questions written from the shared
+# DOF editions). The triggers ingest each set twice (late and independent embedding, the
+# real model); every leg and fusion answers every question (bench/sql/quality.sql); prints
+# MRR@10, R@1, R@5 and recall@5 per method (bench/sql/quality_report.sql).
+#   MAX_TOKENS (default 400 for chunking-evaluation, 256 for DOF); SETS (default "chunking-evaluation dof").
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../../scripts" && pwd)"
 . "$here/config.sh"
 bench="$(cd "$here/../bench" && pwd)"
-set_dir="${PG_DOF_CORPORA:-$here/../../shared/corpora}/chunking-evaluation"
-[ -f "$set_dir/questions_df.csv" ] || { echo "corpus $set_dir is absent: set PG_DOF_CORPORA" >&2; exit 2; }
-set_dir="$(cd "$set_dir" && pwd)"
-export PG_DOF_DB=pg_dof_quality
-"$here/cluster.sh" fresh
+corpora="${PG_DOF_CORPORA:-$here/../../shared/corpora}"
+[ -d "$corpora/chunking-evaluation" ] && [ -d "$corpora/dof-editions" ] || { echo "corpora under $corpora are absent: set PG_DOF_CORPORA" >&2; exit 2; }
+corpora="$(cd "$corpora" && pwd)"
 q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
-q -v corpus="$set_dir/corpora" -v questions="$set_dir/questions_df.csv" -v max_tokens="${MAX_TOKENS:-400}" -v k="${K:-5}" \
-  -f "$bench/sql/quality.sql"
-q -c "SET eval.k = ${K:-5}" -f "$bench/sql/quality_report.sql"
+for set in ${SETS:-chunking-evaluation dof}; do
+  export PG_DOF_DB="pg_dof_quality_${set//-/_}"
+  "$here/cluster.sh" fresh >/dev/null
+  q -c "CREATE TABLE eval_documents (source_id text PRIMARY KEY, body text NOT NULL);
+        CREATE TABLE eval_questions (id serial PRIMARY KEY, question text NOT NULL, corpus_id text NOT NULL, reference int4multirange NOT NULL)"
+  case "$set" in
+    chunking-evaluation)
+      q -v corpus="$corpora/chunking-evaluation/corpora" -v questions="$corpora/chunking-evaluation/questions_df.csv" \
+        -f "$bench/sql/quality_load_chunking_evaluation.sql"
+      max_tokens="${MAX_TOKENS:-400}"; config=english ;;
+    dof)
+      q -v corpora="$corpora" -v questions="$bench/eval/dof_questions.tsv" -f "$bench/sql/quality_load_dof.sql"
+      max_tokens="${MAX_TOKENS:-256}"; config=dof_spanish ;;
+    *) echo "unknown set $set (chunking-evaluation, dof)" >&2; exit 2 ;;
+  esac
+  q -v max_tokens="$max_tokens" -v config="$config" -f "$bench/sql/quality.sql"
+  q -v set_name="$set" -f "$bench/sql/quality_report.sql"
+  echo
+done

@@ -42,11 +42,7 @@ pgrx::extension_sql_file!(
     requires = ["tables", "chunk", "embed", chunk::dof_chunker_version, ingest::dof_chunk_embed_internal]
 );
 pgrx::extension_sql_file!("../../sql/vector_leg.sql", name = "vector_leg", requires = ["ingest"]);
-pgrx::extension_sql_file!(
-    "../../sql/text_leg.sql",
-    name = "text_leg",
-    requires = ["ingest", search::dof_bm25_score_internal, search::dof_lexeme_fractions_internal]
-);
+pgrx::extension_sql_file!("../../sql/text_leg.sql", name = "text_leg", requires = ["ingest", search::dof_bm25_score_internal]);
 pgrx::extension_sql_file!("../../sql/fusion.sql", name = "fusion", requires = ["vector_leg", "text_leg"]);
 pgrx::extension_sql_file!("../../sql/reports.sql", name = "reports", requires = ["ingest"]);
 pgrx::extension_sql_file!("../../sql/guard.sql", name = "guard", requires = ["tables"]);

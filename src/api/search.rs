@@ -10,7 +10,10 @@ use super::errors::raise_invalid_parameter;
 /// The fraction of chunks holding each lexeme, from the planner's statistics on
 /// `dof_chunks.tsv` (`pg_stats.most_common_elems`, an anyarray of text, and its
 /// fractions); NULL when there are none (never analyzed, or hidden from the caller).
-#[pg_extern(immutable, parallel_safe)]
+/// 0.1.0's BM25 read these; a database still at 0.1.0 calls this symbol with the new
+/// library until `ALTER EXTENSION pg_dof UPDATE`. Not in the current install script (BM25
+/// reads exact per-collection statistics now).
+#[pg_extern(immutable, parallel_safe, sql = false)]
 fn dof_lexeme_fractions_internal(lexemes: Vec<String>, common: Option<AnyArray>, fractions: Option<Vec<f32>>) -> Option<Vec<f64>> {
     // The argument's declared type is anyarray (pg_stats' column type), so the element
     // type is read from the array header itself.

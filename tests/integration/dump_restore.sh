@@ -39,6 +39,8 @@ UNION ALL SELECT 'hybrid', string_agg(chunk_id::text, ',' ORDER BY score DESC, c
 UNION ALL SELECT 'hybrid e5-copy', string_agg(chunk_id::text, ',' ORDER BY score DESC, chunk_id) FROM dof_hybrid_search('etiquetado de alimentos', k => 5, collection => 'plain')
 UNION ALL SELECT 'vector hash-24', string_agg(chunk_id::text, ',' ORDER BY rank) FROM dof_vector_search('tipo de cambio', k => 3, collection => 'small')
 UNION ALL SELECT 'HNSW indexes', string_agg(indexdef, ' ; ' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'dof_chunks' AND indexdef LIKE '%hnsw%'
+UNION ALL SELECT 'BM25 statistics', md5(string_agg(collection || ':' || lexeme || ':' || n, '|' ORDER BY collection, lexeme))
+          FROM (SELECT collection, lexeme, sum(chunks) AS n FROM dof_term_stats GROUP BY 1, 2 HAVING sum(chunks) <> 0) s
 UNION ALL SELECT 'text', string_agg(chunk_id::text, ',' ORDER BY rank) FROM dof_text_search('licitación pública', k => 5)"
 before="$(q -c "$state")"
 check "$(echo "$before" | grep -c '^chunks|[1-9]')" "1" "the source database has chunks"

@@ -42,6 +42,10 @@ check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "
 q -c "CREATE EXTENSION unaccent" -c "ALTER EXTENSION pg_dof UPDATE"
 check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "$current" "ALTER EXTENSION pg_dof UPDATE reaches $current"
 check "$(q -c "$counts")" "$before_counts" "every document and chunk kept (documents/embedded chunks)"
+stats_wrong="WITH truth AS (SELECT c.collection, l.lexeme, count(*) AS n FROM dof_chunks c, unnest(c.tsv) l GROUP BY 1, 2),
+  kept AS (SELECT collection, lexeme, sum(chunks) AS n FROM dof_term_stats GROUP BY 1, 2 HAVING sum(chunks) <> 0)
+SELECT count(*) FROM truth t FULL JOIN kept k USING (collection, lexeme) WHERE t.n IS DISTINCT FROM k.n"
+check "$(q -c "$stats_wrong")" "0" "BM25 statistics built from the stored chunks are exact"
 check "$(q -c "$searches")" "$before_search" "the same searches give the same chunks after the update"
 check "$(q -c "SELECT pg_relation_filenode('dof_chunks')")" "$filenode_before" "dof_chunks is not rewritten (embedding loses its vector(384) modifier in place)"
 check "$(q -c "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'dof_chunks' AND indexdef LIKE '%hnsw%'")" \

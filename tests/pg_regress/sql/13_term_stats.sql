@@ -1,0 +1,63 @@
+-- BM25's statistics per collection: exact after inserts, updates, deletes, rollbacks and a
+-- configuration change, folded by dof_compact_stats without changing the counts, and each
+-- collection's IDFs its own.
+CREATE EXTENSION pg_dof CASCADE;
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+-- the statistics against a recount from the stored chunks: rows that disagree
+CREATE VIEW stats_errors AS
+WITH truth AS (SELECT c.collection, l.lexeme, count(*) AS n FROM dof_chunks c, unnest(c.tsv) l GROUP BY 1, 2),
+     kept AS (SELECT s.collection, s.lexeme, sum(s.chunks) AS n FROM dof_term_stats s GROUP BY 1, 2 HAVING sum(s.chunks) <> 0),
+     totals_truth AS (SELECT collection, count(*) AS chunks, sum(token_count) AS tokens FROM dof_chunks GROUP BY 1),
+     totals_kept AS (SELECT collection, sum(chunks) AS chunks, sum(tokens) AS tokens FROM dof_collection_stats GROUP BY 1 HAVING sum(chunks) <> 0)
+SELECT (SELECT count(*) FROM truth t FULL JOIN kept k USING (collection, lexeme) WHERE t.n IS DISTINCT FROM k.n)
+     + (SELECT count(*) FROM totals_truth t FULL JOIN totals_kept k USING (collection)
+        WHERE t.chunks IS DISTINCT FROM k.chunks OR t.tokens IS DISTINCT FROM k.tokens) AS wrong;
+
+INSERT INTO dof_collections (name, model, late_chunking, max_tokens) VALUES
+    ('aduanas', 'hash-384', false, 32), ('salud', 'hash-384', false, 32);
+INSERT INTO dof_documents (collection, source_id, body)
+SELECT 'aduanas', 'a-' || g, format(E'# Regla %s\n\nLa aduana revisa el pedimento de importación número %s y cobra el arancel.', g, g)
+FROM generate_series(1, 20) g;
+INSERT INTO dof_documents (collection, source_id, body)
+SELECT 'salud', 's-' || g, format(E'# Aviso %s\n\nLa aduana sanitaria revisa medicamentos y vacunas del lote %s.', g, g)
+FROM generate_series(1, 5) g;
+SELECT 'after inserts' AS step, wrong FROM stats_errors;
+
+UPDATE dof_documents SET body = E'# Regla nueva\n\nUn texto distinto sin las palabras de antes.' WHERE source_id = 'a-1';
+SELECT 'after an update' AS step, wrong FROM stats_errors;
+DELETE FROM dof_documents WHERE source_id IN ('a-2', 's-3');
+SELECT 'after deletes' AS step, wrong FROM stats_errors;
+BEGIN;
+INSERT INTO dof_documents (collection, source_id, body) VALUES ('salud', 's-x', E'# Vacunas\n\nCampaña de vacunación.');
+ROLLBACK;
+SELECT 'after a rollback' AS step, wrong FROM stats_errors;
+UPDATE dof_collections SET text_search_config = 'spanish' WHERE name = 'salud';
+SELECT 'after a configuration change' AS step, wrong FROM stats_errors;
+
+-- folding keeps the counts and leaves one row per lexeme
+SELECT dof_compact_stats() > 0 AS folded;
+SELECT (SELECT wrong FROM stats_errors) AS wrong,
+       (SELECT count(*) = count(DISTINCT (collection, lexeme)) FROM dof_term_stats) AS one_row_per_lexeme;
+
+-- each collection's own statistics: 'aduan' is in every chunk of both collections, so its
+-- IDF is low in each; with all collections together the counts add up
+SELECT t.lexeme, a.chunks AS in_aduanas, s.chunks AS in_salud, t.chunks AS in_all
+FROM dof_term_stats(NULL, ARRAY['aduan', 'arancel', 'vacun']) t
+JOIN dof_term_stats('aduanas', ARRAY['aduan', 'arancel', 'vacun']) a USING (lexeme)
+JOIN dof_term_stats('salud', ARRAY['aduan', 'arancel', 'vacun']) s USING (lexeme);
+SELECT 'aduanas' AS collection, * FROM dof_collection_stats('aduanas')
+UNION ALL SELECT 'salud', * FROM dof_collection_stats('salud');
+SELECT collection, lexemes, chunks, round(average_length::numeric, 2) AS average_length,
+       (SELECT array_agg(round(i::numeric, 3)) FROM unnest(idfs) i) AS idfs
+FROM (VALUES ('aduanas'), ('salud')) c(collection), dof_bm25_terms(to_tsquery('spanish', 'vacunas & arancel'), collection);
+
+-- a role that may read chunks but not the statistics ranks without IDF instead of failing
+CREATE ROLE dof_stats_reader;
+GRANT SELECT ON dof_chunks, dof_collections, dof_documents TO dof_stats_reader;
+SET ROLE dof_stats_reader;
+SELECT idfs, chunks, average_length FROM dof_bm25_terms(to_tsquery('spanish', 'arancel'), 'aduanas');
+SELECT count(*) > 0 AS text_leg_works FROM dof_text_search('arancel', 5, 'aduanas');
+RESET ROLE;
+REVOKE ALL ON dof_chunks, dof_collections, dof_documents FROM dof_stats_reader;
+DROP ROLE dof_stats_reader;
