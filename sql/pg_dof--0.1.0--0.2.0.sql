@@ -560,19 +560,20 @@ CREATE FUNCTION dof_fuse(fusion text, vector_ids bigint[], vector_scores double 
     RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 BEGIN
+    -- every argument is checked, whichever fusion runs: a wrong one is a mistake either way
+    IF rrf_k IS NULL OR rrf_k < 0 OR rrf_k > 1000000 OR vector_weight IS NULL OR vector_weight < 0
+       OR text_weight IS NULL OR text_weight < 0 THEN
+        RAISE EXCEPTION 'rrf_k must be between 0 and 1000000 and the weights at least 0 (got rrf_k %, vector_weight %, text_weight %)',
+                        coalesce(rrf_k::text, 'NULL'), coalesce(vector_weight::text, 'NULL'), coalesce(text_weight::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are rrf_k 60 and weights 1';
+    END IF;
+    IF alpha IS NULL OR alpha < 0 OR alpha > 1 THEN
+        RAISE EXCEPTION 'alpha (the text leg''s share) must be between 0 and 1, got %', coalesce(alpha::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the default is 0.5';
+    END IF;
     IF fusion = 'rrf' THEN
-        IF rrf_k IS NULL OR rrf_k < 0 OR rrf_k > 1000000 OR vector_weight IS NULL OR vector_weight < 0
-           OR text_weight IS NULL OR text_weight < 0 THEN
-            RAISE EXCEPTION 'rrf_k must be between 0 and 1000000 and the weights at least 0 (got rrf_k %, vector_weight %, text_weight %)',
-                            coalesce(rrf_k::text, 'NULL'), coalesce(vector_weight::text, 'NULL'), coalesce(text_weight::text, 'NULL')
-                USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are rrf_k 60 and weights 1';
-        END IF;
         RETURN QUERY SELECT * FROM dof_rrf(coalesce(vector_ids, '{}'), coalesce(text_ids, '{}'), rrf_k, vector_weight, text_weight);
     ELSIF fusion = 'weighted' THEN
-        IF alpha IS NULL OR alpha < 0 OR alpha > 1 THEN
-            RAISE EXCEPTION 'alpha (the text leg''s share) must be between 0 and 1, got %', coalesce(alpha::text, 'NULL')
-                USING ERRCODE = 'invalid_parameter_value', HINT = 'the default is 0.5';
-        END IF;
         RETURN QUERY SELECT * FROM dof_weighted_fusion(coalesce(vector_ids, '{}'), coalesce(vector_scores, '{}'),
                                                        coalesce(text_ids, '{}'), coalesce(text_scores, '{}'), alpha);
     ELSE
@@ -586,7 +587,7 @@ CREATE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection t
                                   filter jsonb DEFAULT NULL, candidate_pool integer DEFAULT 50,
                                   rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false,
                                   query_embedding vector DEFAULT NULL, ranking text DEFAULT 'bm25',
-                                  match_terms text DEFAULT 'any', fusion text DEFAULT 'rrf',
+                                  match_terms text DEFAULT 'any', fusion text DEFAULT 'weighted',
                                   alpha double precision DEFAULT 0.5, vector_weight double precision DEFAULT 1,
                                   text_weight double precision DEFAULT 1)
     RETURNS TABLE (chunk_id bigint, document_id bigint, source_id text, heading_path text[], content text,
@@ -789,3 +790,9 @@ $$;
 COMMENT ON FUNCTION dof_term_stats(text, text[]) IS 'How many chunks of a collection (NULL: all) hold each lexeme, exact (dof_term_stats deltas summed); what a sharded search adds up over shards';
 COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all collections'') chunk count and total length in tokens, exact';
 COMMENT ON FUNCTION dof_bm25_terms(tsquery, text) IS 'BM25 inputs for a query in a collection (NULL: all): its lexemes, their IDFs, the chunks holding each, and the mean chunk length in tokens, from the collection''s exact statistics';
+
+-- Defaults chosen by measurement (bench/scripts/retrieval_quality.sh, two evaluation sets):
+-- independent embedding beat late chunking on the vector leg and in hybrid search, and
+-- weighted fusion beat RRF. New collections embed independently; existing ones keep their
+-- setting (switching one needs CALL dof_backfill(collection) to re-embed).
+ALTER TABLE dof_collections ALTER COLUMN late_chunking SET DEFAULT false;

@@ -14,7 +14,7 @@ COMMENT ON TEXT SEARCH CONFIGURATION dof_spanish IS
 CREATE TABLE dof_collections (
     name               text PRIMARY KEY,
     model              text NOT NULL DEFAULT 'multilingual-e5-small' REFERENCES dof_models (name) ON UPDATE CASCADE,
-    late_chunking      boolean NOT NULL DEFAULT true,
+    late_chunking      boolean NOT NULL DEFAULT false,
     max_tokens         integer NOT NULL DEFAULT 800 CHECK (max_tokens >= 16),
     overlap_tokens     integer NOT NULL DEFAULT 50 CHECK (overlap_tokens >= 0),
     text_search_config regconfig NOT NULL DEFAULT 'dof_spanish',

@@ -19,10 +19,10 @@ FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id;
 -- hybrid search: both legs ranked, fused by RRF; a query both legs agree on
 SELECT source_id, vector_rank IS NOT NULL AS in_vector_leg, text_rank IS NOT NULL AS in_text_leg
 FROM dof_hybrid_search('licitación de medicamentos para hospitales', k => 1);
--- the fused score is RRF of the legs' ranks
+-- with fusion => 'rrf', the fused score is RRF of the legs' ranks
 SELECT count(*) FILTER (WHERE abs(score - (coalesce(1.0 / (60 + vector_rank), 0) + coalesce(1.0 / (60 + text_rank), 0))) > 1e-12) AS score_mismatches,
        count(*) AS rows
-FROM dof_hybrid_search('impuesto sobre la renta', k => 5);
+FROM dof_hybrid_search('impuesto sobre la renta', k => 5, fusion => 'rrf');
 -- Spanish stemming: "medicamento" finds "medicamentos"
 SELECT d.source_id FROM dof_text_search('medicamento') t JOIN dof_chunks c ON c.id = t.chunk_id
 JOIN dof_documents d ON d.id = c.document_id ORDER BY t.rank;

@@ -1,5 +1,5 @@
--- Fusion choices in dof_hybrid_search: RRF with per-leg weights, weighted min-max scores
--- (alpha = the text share), and what is refused.
+-- Fusion choices in dof_hybrid_search: weighted min-max scores (the default; alpha = the
+-- text share), RRF with per-leg weights, and what is refused.
 CREATE EXTENSION pg_dof CASCADE;
 \set SHOW_CONTEXT never
 SET client_min_messages = warning;
@@ -16,7 +16,7 @@ WITH v AS (SELECT array_agg(chunk_id ORDER BY rank) AS ids FROM dof_vector_searc
      t AS (SELECT array_agg(chunk_id ORDER BY rank) AS ids FROM dof_text_search('reglas de comercio exterior', 12, 'fusion')),
      w0 AS (SELECT array_agg(chunk_id ORDER BY score DESC, chunk_id) AS ids FROM dof_hybrid_search('reglas de comercio exterior', 12, 'fusion', fusion => 'weighted', alpha => 0)),
      w1 AS (SELECT array_agg(chunk_id ORDER BY score DESC, chunk_id) AS ids FROM dof_hybrid_search('reglas de comercio exterior', 12, 'fusion', fusion => 'weighted', alpha => 1)),
-     r0 AS (SELECT array_agg(chunk_id ORDER BY score DESC, chunk_id) AS ids FROM dof_hybrid_search('reglas de comercio exterior', 12, 'fusion', text_weight => 0))
+     r0 AS (SELECT array_agg(chunk_id ORDER BY score DESC, chunk_id) AS ids FROM dof_hybrid_search('reglas de comercio exterior', 12, 'fusion', fusion => 'rrf', text_weight => 0))
 SELECT w0.ids = v.ids AS alpha_0_is_the_vector_leg,
        w1.ids[1:cardinality(t.ids)] = t.ids AS alpha_1_starts_with_the_text_leg,
        r0.ids = v.ids AS text_weight_0_is_the_vector_leg,
