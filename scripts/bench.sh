@@ -18,8 +18,10 @@ log "embedding: dof_embed in the backend vs Python ONNX Runtime; late vs indepen
 corpus="${PG_DOF_CORPORA:-$here/../../shared/corpora}/dof-editions/dof_markdown_docling"
 "$PG_DOF_CACHE/venv/bin/python" bench/scripts/embedding.py "$MODEL_DIR/model.onnx" "$MODEL_DIR/tokenizer.json" "$corpus" \
   "$here/cluster.sh" psql
-log "retrieval quality on chunking-evaluation: vector / text (BM25 vs ts_rank_cd) / hybrid, late vs independent"
+log "retrieval quality, chunking-evaluation and the Spanish DOF set: each leg, each fusion, late vs independent (MRR@10, R@1, R@5, recall@5)"
 bash bench/scripts/retrieval_quality.sh
+log "BM25's exact per-collection statistics: insert cost, triggers on vs off (hash embedder, so the model does not hide it)"
+bash bench/scripts/term_stats_cost.sh
 log "ingest path: 0.1.0's SQL chunk -> embed_late vs the one chunk-and-embed call, same library and documents"
 bash bench/scripts/ingest_paths.sh
 log "ingest and search at scale: ingest rates, index sizes, hybrid latency, recall@10 vs exact"

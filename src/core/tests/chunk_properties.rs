@@ -4,6 +4,7 @@
 mod common;
 
 use dof_core::chunk::measure::ChunkSizer;
+use dof_core::chunk::strategies::STRATEGIES;
 use dof_core::chunk::{chunk_document, invariants, CharacterSizer, ChunkOptions};
 use dof_core::classify::Pattern;
 use proptest::prelude::*;
@@ -46,8 +47,12 @@ fn pattern() -> impl Strategy<Value = Option<Pattern>> {
     prop_oneof![Just(None), prop::sample::select(Pattern::ALL.to_vec()).prop_map(Some)]
 }
 
-fn check(doc: &str, sizer: &dyn ChunkSizer, max_tokens: usize, pattern: Option<Pattern>) -> Result<(), TestCaseError> {
-    let options = ChunkOptions { max_tokens, pattern, ..ChunkOptions::default() };
+fn strategy() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(STRATEGIES.iter().map(|s| s.name()).collect::<Vec<_>>())
+}
+
+fn check(doc: &str, sizer: &dyn ChunkSizer, max_tokens: usize, pattern: Option<Pattern>, strategy: &str) -> Result<(), TestCaseError> {
+    let options = ChunkOptions { max_tokens, pattern, strategy: strategy.to_string(), ..ChunkOptions::default() };
     let chunks = chunk_document(doc, sizer, &options).map_err(|e| TestCaseError::fail(e.to_string()))?;
     invariants::check(doc, &chunks, max_tokens, sizer).map_err(TestCaseError::fail)
 }
@@ -55,17 +60,17 @@ fn check(doc: &str, sizer: &dyn ChunkSizer, max_tokens: usize, pattern: Option<P
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
     #[test]
-    fn invariants_hold_with_the_character_sizer(doc in document(), max_tokens in 16usize..400, pattern in pattern()) {
-        check(&doc, &CharacterSizer, max_tokens, pattern)?;
+    fn invariants_hold_with_the_character_sizer(doc in document(), max_tokens in 16usize..400, pattern in pattern(), strategy in strategy()) {
+        check(&doc, &CharacterSizer, max_tokens, pattern, strategy)?;
     }
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
     #[test]
-    fn invariants_hold_with_the_e5_tokenizer(doc in document(), max_tokens in 16usize..300, pattern in pattern()) {
+    fn invariants_hold_with_the_e5_tokenizer(doc in document(), max_tokens in 16usize..300, pattern in pattern(), strategy in strategy()) {
         if let Some(tokenizer) = common::tokenizer() {
-            check(&doc, tokenizer, max_tokens, pattern)?;
+            check(&doc, tokenizer, max_tokens, pattern, strategy)?;
         }
     }
 }

@@ -9,6 +9,7 @@ mod common;
 
 use std::collections::HashSet;
 
+use dof_core::chunk::strategies::STRATEGIES;
 use dof_core::chunk::{chunk_document, invariants, ChunkOptions};
 use dof_core::tokenize::ModelTokenizer;
 
@@ -44,21 +45,24 @@ fn run_folder(name: &str) {
     }
     let files = common::markdown_files(&folder);
     assert!(!files.is_empty(), "no markdown under {}", folder.display());
-    let options = ChunkOptions::default();
     let (mut chunks_total, mut bytes) = (0usize, 0usize);
     for file in &files {
         let text = std::fs::read_to_string(file).expect("utf-8 markdown");
-        let chunks = chunk_document(&text, tokenizer, &options).expect("chunks");
-        if let Err(problem) = invariants::check(&text, &chunks, options.max_tokens, tokenizer) {
-            panic!("{}: {problem}", file.display());
+        // every strategy keeps every invariant on every file
+        for strategy in STRATEGIES {
+            let options = ChunkOptions { strategy: strategy.name().to_string(), ..ChunkOptions::default() };
+            let chunks = chunk_document(&text, tokenizer, &options).expect("chunks");
+            if let Err(problem) = invariants::check(&text, &chunks, options.max_tokens, tokenizer) {
+                panic!("{} ({}): {problem}", file.display(), strategy.name());
+            }
+            chunks_total += chunks.len();
         }
         if let Err(problem) = words_match_a_full_encode(tokenizer, &text) {
             panic!("{}: {problem}", file.display());
         }
-        chunks_total += chunks.len();
         bytes += text.len();
     }
-    eprintln!("{name}: {} files, {bytes} bytes, {chunks_total} chunks, invariants hold", files.len());
+    eprintln!("{name}: {} files, {bytes} bytes, {chunks_total} chunks over {} strategies, invariants hold", files.len(), STRATEGIES.len());
 }
 
 #[test]

@@ -51,3 +51,10 @@ LEFT JOIN dof_chunk(E:'body', 32, 50) e5 ON e5.chunk_index = c.chunk_index
 WHERE d.source_id = 'o-1'
 GROUP BY d.collection ORDER BY d.collection;
 SELECT count(*) AS e5_chunks FROM dof_chunk(E:'body', 32, 50);
+
+-- the recursive baseline ignores structure: a table is cut like text, its header not
+-- repeated; the pattern strategy repeats it in every table piece
+WITH doc(body) AS (SELECT E'# Tabla\n\n| clave | valor |\n|---|---|\n' || string_agg(format('| %s | valor número %s |', g, g), E'\n') FROM generate_series(1, 12) g)
+SELECT s.strategy, count(*) AS chunks, bool_or(c.header_repeated) AS header_repeated, max(c.token_count) <= 32 AS within_limit
+FROM doc, (VALUES ('pattern'), ('recursive')) s(strategy), dof_chunk(doc.body, 32, 0, strategy => s.strategy) c
+GROUP BY s.strategy ORDER BY s.strategy;

@@ -4,6 +4,7 @@
 //! list.
 
 mod pattern;
+mod recursive;
 
 use std::collections::BTreeMap;
 
@@ -52,7 +53,7 @@ pub trait Strategy: Sync {
 }
 
 /// Every strategy, the default first.
-pub static STRATEGIES: &[&dyn Strategy] = &[&pattern::PatternStrategy];
+pub static STRATEGIES: &[&dyn Strategy] = &[&pattern::PatternStrategy, &recursive::RecursiveStrategy];
 
 /// The default strategy's name.
 pub fn default_name() -> &'static str {
