@@ -112,6 +112,7 @@ DECLARE
     batches integer := 0;
     done integer := 0;
     failed integer := 0;
+    claimed integer;
     remaining bigint;
 BEGIN
     IF batch_size IS NULL OR batch_size < 1 OR max_batches < 0 THEN
@@ -121,9 +122,13 @@ BEGIN
     END IF;
     LOOP
         EXIT WHEN max_batches IS NOT NULL AND batches >= max_batches;
-        PERFORM 1 FROM @extschema@.dof_queue WHERE status = 'queued' LIMIT 1;
-        EXIT WHEN NOT FOUND;
-        FOR item IN SELECT document_id FROM @extschema@.dof_queue WHERE status = 'queued' ORDER BY queued_at, document_id LIMIT batch_size LOOP
+        claimed := 0;
+        -- SKIP LOCKED: rows another drain has claimed in its open batch are passed over, so
+        -- any number of sessions drain the queue without indexing a document twice; a row
+        -- that drain has meanwhile finished no longer matches status = 'queued' when locked
+        FOR item IN SELECT document_id FROM @extschema@.dof_queue WHERE status = 'queued'
+                    ORDER BY queued_at, document_id LIMIT batch_size FOR UPDATE SKIP LOCKED LOOP
+            claimed := claimed + 1;
             BEGIN
                 PERFORM @extschema@.dof_index_document(item.document_id);
                 UPDATE @extschema@.dof_queue SET status = 'done', error = NULL, attempts = attempts + 1, processed_at = now()
@@ -137,6 +142,7 @@ BEGIN
                 failed := failed + 1;
             END;
         END LOOP;
+        EXIT WHEN claimed = 0;  -- nothing queued, or everything left is claimed by other drains
         batches := batches + 1;
         COMMIT;
         SELECT count(*) INTO remaining FROM @extschema@.dof_queue WHERE status = 'queued';
