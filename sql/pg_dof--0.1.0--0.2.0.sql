@@ -802,3 +802,28 @@ COMMENT ON FUNCTION dof_bm25_terms(tsquery, text) IS 'BM25 inputs for a query in
 -- weighted fusion beat RRF. New collections embed independently; existing ones keep their
 -- setting (switching one needs CALL dof_backfill(collection) to re-embed).
 ALTER TABLE dof_collections ALTER COLUMN late_chunking SET DEFAULT false;
+
+-- Deferred indexing as it goes, per collection: documents queued, done and failed, the
+-- tokens indexed per second over the last minute, and the time left at that rate (the
+-- queued documents' bytes at the tokens per byte the collection's done documents had).
+CREATE VIEW dof_queue_progress AS
+WITH queued_documents AS (
+    SELECT d.collection, q.status, q.processed_at, octet_length(d.body) AS bytes,
+           (SELECT sum(c.token_count) FROM dof_chunks c WHERE c.document_id = d.id) AS tokens
+    FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id
+), per_collection AS (
+    SELECT collection,
+           count(*) FILTER (WHERE status = 'queued') AS queued,
+           count(*) FILTER (WHERE status = 'done') AS done,
+           count(*) FILTER (WHERE status = 'failed') AS failed,
+           coalesce(sum(tokens) FILTER (WHERE status = 'done' AND processed_at > now() - interval '1 minute'), 0) AS tokens_last_minute,
+           sum(bytes) FILTER (WHERE status = 'queued') AS queued_bytes,
+           sum(tokens) FILTER (WHERE status = 'done')::double precision
+               / nullif(sum(bytes) FILTER (WHERE status = 'done' AND tokens IS NOT NULL), 0) AS tokens_per_byte
+    FROM queued_documents GROUP BY collection
+)
+SELECT collection, queued, done, failed, round(tokens_last_minute / 60.0, 1) AS tokens_per_second,
+       CASE WHEN tokens_last_minute > 0 AND queued > 0
+            THEN make_interval(secs => round(queued_bytes * tokens_per_byte / (tokens_last_minute / 60.0))) END AS eta
+FROM per_collection;
+COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued, done, failed, tokens per second over the last minute, and the estimated time left at that rate';

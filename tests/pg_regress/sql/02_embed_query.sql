@@ -13,15 +13,17 @@ FROM q;
 SELECT dof_embed_query('Diario Oficial de la Federación') = dof_embed_query('Diario Oficial de la Federación') AS deterministic;
 
 -- an HNSW index on a vector(384) column serves ORDER BY <=>
+-- (embedded as inserted: an UPDATE would leave broken HOT chains, and the new index would
+-- stay unusable while any older snapshot is open anywhere in the cluster)
 CREATE TABLE notices (id int PRIMARY KEY, body text NOT NULL, embedding vector(384));
-INSERT INTO notices (id, body) VALUES
+INSERT INTO notices (id, body, embedding)
+SELECT id, body, dof_embed_query(body) FROM (VALUES
   (1, 'Convocatoria a licitación pública nacional para la adquisición de medicamentos'),
   (2, 'Resolución miscelánea fiscal para el ejercicio 2024 del Servicio de Administración Tributaria'),
   (3, 'Tipo de cambio para solventar obligaciones denominadas en moneda extranjera'),
   (4, 'Norma Oficial Mexicana sobre etiquetado de alimentos y bebidas no alcohólicas'),
   (5, 'Decreto por el que se otorgan estímulos fiscales a la región fronteriza norte'),
-  (6, 'Aviso de término de la emergencia sanitaria por la epidemia de influenza');
-UPDATE notices SET embedding = dof_embed_query(body);
+  (6, 'Aviso de término de la emergencia sanitaria por la epidemia de influenza')) AS n(id, body);
 CREATE INDEX notices_embedding_idx ON notices USING hnsw (embedding vector_cosine_ops);
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF)

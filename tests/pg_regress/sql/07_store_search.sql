@@ -66,7 +66,11 @@ INSERT INTO dof_documents (collection, source_id, body) VALUES
 SELECT collection, status, documents FROM dof_queue_status ORDER BY collection, status;
 CALL dof_process_queue(2);
 SELECT collection, status, documents, last_error FROM dof_queue_status ORDER BY collection, status;
+SELECT collection, queued, done, failed, tokens_per_second > 0 AS indexing_measured, eta FROM dof_queue_progress ORDER BY collection;
 SELECT count(*) AS later_chunks FROM dof_chunks WHERE collection = 'later';
+-- one more queued document: its time left is estimated from the last minute's rate
+INSERT INTO dof_documents (collection, source_id, body) VALUES ('later', 'l-3', 'Tercer documento diferido, todavía en la cola.');
+SELECT collection, queued, eta IS NOT NULL AS has_eta FROM dof_queue_progress WHERE collection = 'later';
 
 -- reports
 SELECT collection, pattern, documents, percent FROM dof_pattern_stats ORDER BY collection, pattern;
