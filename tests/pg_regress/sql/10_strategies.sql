@@ -58,3 +58,18 @@ WITH doc(body) AS (SELECT E'# Tabla\n\n| clave | valor |\n|---|---|\n' || string
 SELECT s.strategy, count(*) AS chunks, bool_or(c.header_repeated) AS header_repeated, max(c.token_count) <= 32 AS within_limit
 FROM doc, (VALUES ('pattern'), ('recursive')) s(strategy), dof_chunk(doc.body, 32, 0, strategy => s.strategy) c
 GROUP BY s.strategy ORDER BY s.strategy;
+
+-- the paragraph strategy (seed 003): short paragraphs merge forward until min_chars and a
+-- sentence end, a paragraph over max_chars is cut at sentence ends, and the token limit
+-- holds whatever max_chars says; a collection can use it with its settings
+SELECT c.chunk_index, c.content, c.split
+FROM dof_chunk(E'Uno.\n\nDos dos.\n\nTres tres tres.\n\nPrimera oración larga del párrafo final. Segunda oración larga del párrafo final.',
+               400, 0, strategy => 'paragraph', options => '{"min_chars": 20, "max_chars": 60}') c;
+SELECT count(*) > 1 AS cut, max(token_count) <= 32 AS within_limit
+FROM dof_chunk(repeat('palabra ', 300), 32, 0, model => '', strategy => 'paragraph');
+INSERT INTO dof_collections (name, model, late_chunking, chunker, chunker_options)
+VALUES ('parrafos', 'hash-384', false, 'paragraph', '{"max_chars": 200}');
+INSERT INTO dof_documents (collection, source_id, body)
+VALUES ('parrafos', 'p-1', E'# Aviso\n\nUn párrafo breve.\n\nOtro párrafo que completa la idea del aviso publicado hoy.');
+SELECT chunker, count(*) AS chunks FROM dof_chunks WHERE collection = 'parrafos' GROUP BY chunker;
+INSERT INTO dof_collections (name, chunker, chunker_options) VALUES ('mal', 'paragraph', '{"min_chars": 500, "max_chars": 100}');

@@ -3,6 +3,7 @@
 //! strategies (SQL errors, `dof_chunk_strategies()`, the fuzz target, reports) reads that
 //! list.
 
+mod paragraph;
 mod pattern;
 mod recursive;
 
@@ -53,7 +54,7 @@ pub trait Strategy: Sync {
 }
 
 /// Every strategy, the default first.
-pub static STRATEGIES: &[&dyn Strategy] = &[&pattern::PatternStrategy, &recursive::RecursiveStrategy];
+pub static STRATEGIES: &[&dyn Strategy] = &[&pattern::PatternStrategy, &paragraph::ParagraphStrategy, &recursive::RecursiveStrategy];
 
 /// The default strategy's name.
 pub fn default_name() -> &'static str {
