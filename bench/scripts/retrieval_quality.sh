@@ -5,7 +5,8 @@
 # DOF editions). The triggers ingest each set twice (late and independent embedding, the
 # real model); every leg and fusion answers every question (bench/sql/quality.sql); prints
 # MRR@10, R@1, R@5 and recall@5 per method (bench/sql/quality_report.sql).
-#   MAX_TOKENS (default 400 for chunking-evaluation, 256 for DOF); SETS (default "chunking-evaluation dof").
+#   MAX_TOKENS (default 400 for chunking-evaluation, 256 for DOF); SETS (default "chunking-evaluation dof");
+#   CHUNKERS (default "pattern"; e.g. "pattern paragraph recursive" compares strategies).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../../scripts" && pwd)"
 . "$here/config.sh"
@@ -14,6 +15,7 @@ corpora="${PG_DOF_CORPORA:-$here/../../shared/corpora}"
 [ -d "$corpora/chunking-evaluation" ] && [ -d "$corpora/dof-editions" ] || { echo "corpora under $corpora are absent: set PG_DOF_CORPORA" >&2; exit 2; }
 corpora="$(cd "$corpora" && pwd)"
 q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
+for chunker in ${CHUNKERS:-pattern}; do
 for set in ${SETS:-chunking-evaluation dof}; do
   export PG_DOF_DB="pg_dof_quality_${set//-/_}"
   "$here/cluster.sh" fresh >/dev/null
@@ -29,7 +31,8 @@ for set in ${SETS:-chunking-evaluation dof}; do
       max_tokens="${MAX_TOKENS:-256}"; config=dof_spanish ;;
     *) echo "unknown set $set (chunking-evaluation, dof)" >&2; exit 2 ;;
   esac
-  q -v max_tokens="$max_tokens" -v config="$config" -f "$bench/sql/quality.sql"
-  q -v set_name="$set" -f "$bench/sql/quality_report.sql"
+  q -v max_tokens="$max_tokens" -v config="$config" -v chunker="$chunker" -f "$bench/sql/quality.sql"
+  q -v set_name="$set, chunker $chunker" -f "$bench/sql/quality_report.sql"
   echo
+done
 done
