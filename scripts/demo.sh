@@ -47,10 +47,10 @@ SELECT pattern, documents, percent FROM dof_pattern_stats ORDER BY documents DES
 SELECT s.pattern, s.documents, s.mean_chunks, s.max_chunks, t.mean_tokens, t.max_tokens, t.over_limit
 FROM dof_chunk_stats s JOIN dof_token_stats t USING (collection, pattern) ORDER BY s.pattern;
 \echo 'dof_hybrid_search(''compra de medicinas para hospitales'', k => 3)'
-SELECT source_id, round(score::numeric, 4) AS rrf_score, vector_rank, text_rank, left(replace(content, E'\n', ' '), 60) AS content
+SELECT source_id, round(score::numeric, 4) AS score, vector_rank, text_rank, left(replace(content, E'\n', ' '), 60) AS content
 FROM dof_hybrid_search('compra de medicinas para hospitales', k => 3);
 \echo 'dof_hybrid_search(''tipo de cambio del dólar'', k => 3, dedup_by_source => true)'
-SELECT source_id, round(score::numeric, 4) AS rrf_score, vector_rank, text_rank, left(replace(content, E'\n', ' '), 60) AS content
+SELECT source_id, round(score::numeric, 4) AS score, vector_rank, text_rank, left(replace(content, E'\n', ' '), 60) AS content
 FROM dof_hybrid_search('tipo de cambio del dólar', k => 3, dedup_by_source => true);
 SQL
 
