@@ -7,13 +7,10 @@
 # and prints the medians and the ratio, and chunking alone as a share of the whole.
 # Needs the shared corpora (PG_DOF_CORPORA).
 set -euo pipefail
-here="$(cd "$(dirname "$0")/../../scripts" && pwd)"
-. "$here/config.sh"
-corpus="${PG_DOF_CORPORA:-$here/../../shared/corpora}/legalize-pe-sample"
-[ -d "$corpus" ] || { echo "corpus $corpus is absent: set PG_DOF_CORPORA" >&2; exit 2; }
+. "$(dirname "$0")/common.bash"
+corpus="$(corpus legalize-pe-sample)"
 DOCS="${DOCS:-30}"; RUNS="${RUNS:-3}"
 export PG_DOF_DB=pg_dof_ingest_paths
-q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
 "$here/cluster.sh" fresh >/dev/null
 q -c "CREATE TABLE docs (source_id text, body text, pattern text)"
 find "$corpus" -name '*.md' | sort | head -n "$DOCS" | while read -r f; do
@@ -31,7 +28,6 @@ timed() { local t0 t1; t0=$(date +%s.%N); q -c "$1" > /dev/null; t1=$(date +%s.%
 q -c "$new" > /dev/null  # load the model once
 olds=(); news=(); chunkings=()
 for _ in $(seq 1 "$RUNS"); do olds+=("$(timed "$old")"); news+=("$(timed "$new")"); chunkings+=("$(timed "$chunk_only")"); done
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 mo=$(median "${olds[@]}"); mn=$(median "${news[@]}"); mc=$(median "${chunkings[@]}")
 chunks=$(q -c "$new")
 tokens=$(q -c "SELECT sum(token_count) FROM docs d, LATERAL dof_chunk(d.body) c")

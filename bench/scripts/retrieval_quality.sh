@@ -8,13 +8,9 @@
 #   MAX_TOKENS (default 400 for chunking-evaluation, 256 for DOF); SETS (default "chunking-evaluation dof");
 #   CHUNKERS (default "pattern"; e.g. "pattern paragraph recursive" compares strategies).
 set -euo pipefail
-here="$(cd "$(dirname "$0")/../../scripts" && pwd)"
-. "$here/config.sh"
-bench="$(cd "$here/../bench" && pwd)"
-corpora="${PG_DOF_CORPORA:-$here/../../shared/corpora}"
-[ -d "$corpora/chunking-evaluation" ] && [ -d "$corpora/dof-editions" ] || { echo "corpora under $corpora are absent: set PG_DOF_CORPORA" >&2; exit 2; }
-corpora="$(cd "$corpora" && pwd)"
-q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
+. "$(dirname "$0")/common.bash"
+evaluation="$(corpus chunking-evaluation)"
+editions_root="$(dirname "$(corpus dof-editions)")"
 for chunker in ${CHUNKERS:-pattern}; do
 for set in ${SETS:-chunking-evaluation dof}; do
   export PG_DOF_DB="pg_dof_quality_${set//-/_}"
@@ -23,11 +19,11 @@ for set in ${SETS:-chunking-evaluation dof}; do
         CREATE TABLE eval_questions (id serial PRIMARY KEY, question text NOT NULL, corpus_id text NOT NULL, reference int4multirange NOT NULL)"
   case "$set" in
     chunking-evaluation)
-      q -v corpus="$corpora/chunking-evaluation/corpora" -v questions="$corpora/chunking-evaluation/questions_df.csv" \
+      q -v corpus="$evaluation/corpora" -v questions="$evaluation/questions_df.csv" \
         -f "$bench/sql/quality_load_chunking_evaluation.sql"
       max_tokens="${MAX_TOKENS:-400}"; config=english ;;
     dof)
-      q -v corpora="$corpora" -v questions="$bench/eval/dof_questions.tsv" -f "$bench/sql/quality_load_dof.sql"
+      q -v corpora="$editions_root" -v questions="$bench/eval/dof_questions.tsv" -f "$bench/sql/quality_load_dof.sql"
       max_tokens="${MAX_TOKENS:-256}"; config=dof_spanish ;;
     *) echo "unknown set $set (chunking-evaluation, dof)" >&2; exit 2 ;;
   esac

@@ -12,17 +12,13 @@
 #      search, and the vector leg's recall@10 against exact search (bench/sql/scale_search.sql).
 # Prints markdown tables. Needs the shared corpora (PG_DOF_CORPORA).
 set -euo pipefail
-here="$(cd "$(dirname "$0")/../../scripts" && pwd)"
-. "$here/config.sh"
-bench="$(cd "$here/../bench" && pwd)"
-corpus="${PG_DOF_CORPORA:-$here/../../shared/corpora}/legalize-pe-sample"
-[ -d "$corpus" ] || { echo "corpus $corpus is absent: set PG_DOF_CORPORA" >&2; exit 2; }
+. "$(dirname "$0")/common.bash"
+corpus="$(corpus legalize-pe-sample)"
 DOCS="${DOCS:-40}"
 SCALE_MAX_TOKENS="${SCALE_MAX_TOKENS:-128}"
 SCALE_DATA="${SCALE_DATA:-$PG_DOF_CACHE/scale-$SCALE_MAX_TOKENS}"
 QUERIES="${QUERIES:-100}"
 export PG_DOF_DB=pg_dof_bench
-q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
 "$here/cluster.sh" fresh
 q -c "INSERT INTO dof_collections (name, deferred) VALUES ('inline', false), ('deferred', true)"
 

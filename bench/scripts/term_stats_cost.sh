@@ -5,13 +5,10 @@
 # triggers on dof_chunks enabled and disabled, alternating RUNS times (default 3); medians
 # and the ratio. Needs the shared corpora (PG_DOF_CORPORA).
 set -euo pipefail
-here="$(cd "$(dirname "$0")/../../scripts" && pwd)"
-. "$here/config.sh"
-corpus="${PG_DOF_CORPORA:-$here/../../shared/corpora}/legalize-pe-sample"
-[ -d "$corpus" ] || { echo "corpus $corpus is absent: set PG_DOF_CORPORA" >&2; exit 2; }
+. "$(dirname "$0")/common.bash"
+corpus="$(corpus legalize-pe-sample)"
 DOCS="${DOCS:-100}"; RUNS="${RUNS:-3}"
 export PG_DOF_DB=pg_dof_term_stats_cost
-q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
 "$here/cluster.sh" fresh >/dev/null
 q -c "CREATE TABLE docs (source_id text, body text)"
 find "$corpus" -name '*.md' -size -100k | sort | head -n "$DOCS" | while read -r f; do
@@ -28,7 +25,6 @@ timed() { # ENABLE|DISABLE
 }
 ons=(); offs=()
 for _ in $(seq 1 "$RUNS"); do offs+=("$(timed DISABLE)"); ons+=("$(timed ENABLE)"); done
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 on=$(median "${ons[@]}"); off=$(median "${offs[@]}")
 chunks=$(q -c "SELECT count(*) FROM dof_chunks WHERE collection = 'cost'")
 rows=$(q -c "SELECT count(*) FROM dof_term_stats WHERE collection = 'cost'")

@@ -1,0 +1,17 @@
+# Shared by the benchmark scripts: the project's configuration, the shared corpora, a psql
+# that stops at the first error, and the median of a list of numbers.
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../scripts" && pwd)"
+. "$here/config.sh"
+bench="$(cd "$here/../bench" && pwd)"
+corpora="${PG_DOF_CORPORA:-$here/../../shared/corpora}"
+
+# The absolute path of the corpus folder NAME under the shared corpora; exits 2 saying
+# it is absent (use as corpus="$(corpus NAME)" under set -e).
+corpus() {
+  [ -d "$corpora/$1" ] || { echo "corpus $corpora/$1 is absent: set PG_DOF_CORPORA" >&2; exit 2; }
+  (cd "$corpora/$1" && pwd)
+}
+
+q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
+
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
