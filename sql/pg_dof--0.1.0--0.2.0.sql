@@ -396,7 +396,8 @@ BEGIN
     IF NEW.dimension > 2000 THEN
         RAISE NOTICE 'model "%" has % dimensions, over the 2000 that HNSW indexes: its searches scan every chunk of that dimension',
                      NEW.name, NEW.dimension;
-    ELSIF to_regclass('dof_chunks_embedding_' || NEW.dimension) IS NULL THEN
+    ELSE
+        -- dof_vector_index returns at once when the index exists
         BEGIN
             PERFORM dof_vector_index(NEW.dimension);
         EXCEPTION WHEN insufficient_privilege THEN

@@ -65,6 +65,14 @@ fn fit<K: std::hash::Hash + Eq, V>(cache: &mut LruCache<K, V>) {
     }
 }
 
+/// Removes every entry of `cache` whose key matches.
+fn pop_where<K: std::hash::Hash + Eq + Clone, V>(cache: &mut LruCache<K, V>, matches: impl Fn(&K) -> bool) {
+    let keys: Vec<K> = cache.iter().map(|(k, _)| k).filter(|k| matches(k)).cloned().collect();
+    for key in keys {
+        cache.pop(&key);
+    }
+}
+
 /// The (cached) tokenizer of `spec`.
 pub fn tokenizer(spec: &ModelSpec) -> Result<Arc<ModelTokenizer>, TokenizeError> {
     tokenizer_at(&spec.tokenizer_file)
@@ -80,10 +88,7 @@ pub fn tokenizer_at(path: &Path) -> Result<Arc<ModelTokenizer>, TokenizeError> {
             return Ok(Arc::clone(tokenizer));
         }
         // an older version of the same file will not be asked for again
-        let stale: Vec<FileStamp> = cache.iter().map(|(k, _)| k).filter(|k| k.path == key.path).cloned().collect();
-        for old in stale {
-            cache.pop(&old);
-        }
+        pop_where(&mut cache, |stamp| stamp.path == key.path);
         let tokenizer = Arc::new(ModelTokenizer::from_file(path)?);
         cache.put(key, Arc::clone(&tokenizer));
         Ok(tokenizer)
@@ -99,10 +104,7 @@ fn with_onnx<R>(spec: &ModelSpec, f: impl FnOnce(&mut OnnxEmbedder) -> Result<R,
         fit(&mut sessions);
         if sessions.get(&key).is_none_or(|s| s.intra_threads != intra_threads) {
             // drop every older session of this model before loading: never two copies at once
-            let stale: Vec<SessionKey> = sessions.iter().map(|(k, _)| k).filter(|k| k.spec.name == spec.name).cloned().collect();
-            for old in stale {
-                sessions.pop(&old);
-            }
+            pop_where(&mut sessions, |old| old.spec.name == spec.name);
             let embedder = load(spec, intra_threads)?;
             if spec.dimension != 0 && embedder.dimension() != spec.dimension {
                 return Err(EmbedError::DimensionMismatch {

@@ -18,6 +18,7 @@ const fn c_literal(bytes: &'static str) -> &'static CStr {
         Err(_) => panic!("not a NUL-terminated string without inner NULs"),
     }
 }
+
 /// Default intra-op threads when the setting is 0: the machine's cores, capped so that many
 /// connections embedding at once do not oversubscribe the CPU (PostgresML users hit that).
 const MAX_AUTO_THREADS: usize = 4;

@@ -37,15 +37,16 @@ impl Strategy for ParagraphStrategy {
     }
 
     fn check(&self, settings: &Settings) -> Result<(), ChunkError> {
-        let (max_chars, min_chars) = limits(settings)?;
+        let (max_chars, min_chars) = char_limits(settings)?;
         if min_chars > max_chars {
             return Err(invalid(format!("min_chars ({min_chars}) must not exceed max_chars ({max_chars})")));
         }
         Ok(())
     }
 
-    fn pieces(&self, document: &Document, packer: &Packer, limits_: &Limits) -> Result<Vec<Piece>, TokenizeError> {
-        let (max_chars, min_chars) = limits(limits_.settings).unwrap_or((MAX_CHARS, MIN_CHARS));
+    fn pieces(&self, document: &Document, packer: &Packer, limits: &Limits) -> Result<Vec<Piece>, TokenizeError> {
+        // checked when the strategy was looked up
+        let (max_chars, min_chars) = char_limits(limits.settings).unwrap_or((MAX_CHARS, MIN_CHARS));
         let text = document.text;
         let mut spans: Vec<(Range<usize>, usize, bool)> = Vec::new(); // span, path, split
         let mut open: Option<(Range<usize>, usize)> = None;
@@ -93,7 +94,8 @@ fn invalid(message: String) -> ChunkError {
     ChunkError::InvalidSetting { strategy: "paragraph", message }
 }
 
-fn limits(settings: &Settings) -> Result<(usize, usize), ChunkError> {
+/// `max_chars` and `min_chars` from the settings, or their defaults.
+fn char_limits(settings: &Settings) -> Result<(usize, usize), ChunkError> {
     let read = |key: &str, default: usize| -> Result<usize, ChunkError> {
         match settings.get(key) {
             None => Ok(default),
