@@ -13,6 +13,7 @@ pub mod invariants;
 pub mod measure;
 pub mod overlap;
 pub mod pack;
+pub mod sentences;
 pub mod strategies;
 
 use std::ops::Range;

@@ -7,11 +7,9 @@
 
 use std::ops::Range;
 
-use unicode_segmentation::UnicodeSegmentation;
-
 use super::{Document, Limits, Settings, Strategy};
 use crate::chunk::pack::{Packer, Piece, Unit, UnitKind};
-use crate::chunk::{trim, ChunkError};
+use crate::chunk::{sentences, ChunkError};
 use crate::tokenize::TokenizeError;
 
 /// The seed's defaults.
@@ -72,7 +70,7 @@ impl Strategy for ParagraphStrategy {
                 open = Some((paragraph, unit.path));
             }
             let (span, _) = open.as_ref().expect("set above");
-            if chars(span) >= min_chars && ends_sentence(&text[span.clone()]) {
+            if chars(span) >= min_chars && sentences::ends_sentence(&text[span.clone()]) {
                 spans.extend(open.take().map(|(span, path)| (span, path, false)));
             }
         }
@@ -108,23 +106,11 @@ fn char_limits(settings: &Settings) -> Result<(usize, usize), ChunkError> {
     Ok((read("max_chars", MAX_CHARS)?, read("min_chars", MIN_CHARS)?))
 }
 
-/// Whether `text` ends a sentence: `.`, `!` or `?` (`…` too), maybe followed by closing
-/// quotes or brackets.
-fn ends_sentence(text: &str) -> bool {
-    let trimmed = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '”' | '’' | '»' | ')' | ']' | '*' | '_'));
-    trimmed.ends_with(['.', '!', '?', '…'])
-}
-
 /// `paragraph` cut into runs of whole sentences of at most `max_chars` characters (a
 /// sentence longer than that is a run of its own: the token limit cuts it further).
 fn sentence_groups(text: &str, paragraph: Range<usize>, max_chars: usize) -> Vec<Range<usize>> {
-    let slice = &text[paragraph.clone()];
-    let sentences: Vec<Range<usize>> = slice
-        .split_sentence_bound_indices()
-        .filter_map(|(offset, sentence)| trim(text, paragraph.start + offset..paragraph.start + offset + sentence.len()))
-        .collect();
     let mut groups: Vec<Range<usize>> = Vec::new();
-    for sentence in sentences {
+    for sentence in sentences::split(text, paragraph) {
         match groups.last_mut() {
             Some(group) if text[group.start..sentence.end].chars().count() <= max_chars => group.end = sentence.end,
             _ => groups.push(sentence),
