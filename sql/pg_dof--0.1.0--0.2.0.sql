@@ -255,8 +255,8 @@ $$;
 
 
 -- Chunking strategies as an open set: a collection names its strategy (chunker) and the
--- strategy's settings (chunker_options); dof_chunk takes the same two; every chunk records
--- the strategy that cut it.
+-- strategy's settings (chunker_options); dof_chunk takes the same two (and passes the model
+-- row: the semantic strategy embeds with it); every chunk records the strategy that cut it.
 CREATE FUNCTION "dof_check_chunker"("strategy" TEXT, "options" jsonb) RETURNS bool
 IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_check_chunker_wrapper';
 CREATE FUNCTION "dof_chunk_strategies"() RETURNS TABLE ("name" TEXT, "description" TEXT, "settings" jsonb)
@@ -271,7 +271,7 @@ COMMENT ON TABLE dof_collections IS 'Per-collection settings: embedding model, l
 DROP FUNCTION dof_chunk(text, integer, integer, text, text);
 DROP FUNCTION dof_chunk_internal(text, integer, integer, text, text);
 CREATE FUNCTION "dof_chunk_internal"("doc" TEXT, "max_tokens" INT, "overlap_tokens" INT, "pattern" TEXT,
-                                     "tokenizer_file" TEXT, "strategy" TEXT, "options" jsonb)
+                                     "model" dof_models, "strategy" TEXT, "options" jsonb)
 RETURNS TABLE ("chunk_index" INT, "pattern" TEXT, "heading_path" TEXT[], "content" TEXT, "token_count" INT,
                "char_start" INT, "char_end" INT, "table_piece" bool, "header_repeated" bool, "overlap" bool,
                "split" bool, "sizer" TEXT)
@@ -285,13 +285,13 @@ CREATE FUNCTION dof_chunk(doc text, max_tokens integer DEFAULT 800, overlap_toke
     LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT c.* FROM dof_chunk_internal(doc, max_tokens, overlap_tokens, pattern,
-                                       CASE WHEN model = '' THEN NULL ELSE (dof_model(model)).tokenizer_file END,
+                                       CASE WHEN model = '' THEN NULL ELSE dof_model(model) END,
                                        strategy, options) c;
 END;
 
 COMMENT ON FUNCTION dof_chunk(text, integer, integer, text, text, text, jsonb) IS
-    'Chunks of a markdown document by a strategy (dof_chunk_strategies(); default pattern, with options as a collection''s chunker_options), none over max_tokens tokens of the model''s tokenizer (model NULL: the default model; '''' or a hash model: characters); overlap_tokens (pattern: plain_text only) is capped at max_tokens / 4; char_start/char_end are 0-based, end exclusive: substr(doc, char_start + 1, char_end - char_start)';
-COMMENT ON FUNCTION dof_chunk_internal(text, integer, integer, text, text, text, jsonb) IS 'Internal: use dof_chunk';
+    'Chunks of a markdown document by a strategy (dof_chunk_strategies(); default pattern, with options as a collection''s chunker_options), none over max_tokens tokens of the model''s tokenizer (model NULL: the default model; '''' or a hash model: characters; the semantic strategy embeds sentences with the model); overlap_tokens (pattern: plain_text only) is capped at max_tokens / 4; char_start/char_end are 0-based, end exclusive: substr(doc, char_start + 1, char_end - char_start)';
+COMMENT ON FUNCTION dof_chunk_internal(text, integer, integer, text, dof_models, text, jsonb) IS 'Internal: use dof_chunk';
 COMMENT ON FUNCTION dof_chunk_strategies() IS 'The chunking strategies a collection''s chunker (and dof_chunk''s strategy) can name, with the settings each accepts in chunker_options';
 COMMENT ON FUNCTION dof_check_chunker(text, jsonb) IS 'True when the strategy exists and accepts the options; otherwise an ERROR (22023) saying why (the CHECK on dof_collections)';
 
@@ -828,3 +828,96 @@ SELECT collection, queued, done, failed, round(tokens_last_minute / 60.0, 1) AS 
             THEN make_interval(secs => round(queued_bytes * tokens_per_byte / (tokens_last_minute / 60.0))) END AS eta
 FROM per_collection;
 COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued, done, failed, tokens per second over the last minute, and the estimated time left at that rate';
+
+-- The seeds' other chunkers (issue 13): the semantic strategy (with its per-backend sentence
+-- cache), dof_chunk_semantic, the seed's dof_chunk_paragraphs, and dof_compare_chunkers.
+CREATE FUNCTION "dof_chunk_paragraphs_internal"("paragraphs" TEXT[], "source_id" TEXT, "max_chars" INT,
+                                                "min_chars" INT, "metadata" jsonb, "max_tokens" INT,
+                                                "tokenizer_file" TEXT)
+RETURNS TABLE ("chunk_id" TEXT, "chunk_index" INT, "content" TEXT, "metadata" jsonb, "para_count" INT,
+               "split" bool, "first_paragraph" INT, "last_paragraph" INT, "token_count" INT, "sizer" TEXT)
+STABLE PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_chunk_paragraphs_internal_wrapper';
+CREATE FUNCTION "dof_sentence_cache"()
+RETURNS TABLE ("entries" bigint, "capacity" bigint, "hits" bigint, "misses" bigint, "hit_rate" double precision)
+STRICT VOLATILE PARALLEL RESTRICTED LANGUAGE c AS 'MODULE_PATHNAME', 'dof_sentence_cache_wrapper';
+CREATE FUNCTION "dof_sentence_cache_clear"() RETURNS void
+STRICT VOLATILE PARALLEL RESTRICTED LANGUAGE c AS 'MODULE_PATHNAME', 'dof_sentence_cache_clear_wrapper';
+
+-- The semantic strategy with its settings as arguments (seed 002); NULL takes a default.
+CREATE FUNCTION dof_chunk_semantic(doc text, threshold_type text DEFAULT 'percentile',
+                                   threshold_amount double precision DEFAULT NULL, buffer_size integer DEFAULT 1,
+                                   min_tokens integer DEFAULT 0, max_tokens integer DEFAULT 800,
+                                   overlap_sentences integer DEFAULT 0, model text DEFAULT NULL,
+                                   unit text DEFAULT 'paragraph')
+    RETURNS TABLE (chunk_index integer, pattern text, heading_path text[], content text, token_count integer,
+                   char_start integer, char_end integer, table_piece boolean, header_repeated boolean,
+                   overlap boolean, split boolean, sizer text)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT c.* FROM dof_chunk(doc, max_tokens, 0, NULL, model, 'semantic',
+                              jsonb_strip_nulls(jsonb_build_object(
+                                  'threshold_type', threshold_type, 'threshold_amount', threshold_amount,
+                                  'buffer_size', buffer_size, 'min_tokens', min_tokens,
+                                  'overlap_sentences', overlap_sentences, 'unit', unit))) c;
+END;
+
+-- The seed's chunk_paragraphs (seed 003) over a list of paragraphs: ids {source_id}#{index}.
+CREATE FUNCTION dof_chunk_paragraphs(paragraphs text[], source_id text, max_chars integer DEFAULT 1500,
+                                     min_chars integer DEFAULT 80, metadata jsonb DEFAULT '{}',
+                                     max_tokens integer DEFAULT NULL, model text DEFAULT NULL)
+    RETURNS TABLE (chunk_id text, chunk_index integer, content text, metadata jsonb, para_count integer,
+                   split boolean, first_paragraph integer, last_paragraph integer, token_count integer, sizer text)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT c.* FROM dof_chunk_paragraphs_internal(paragraphs, source_id, max_chars, min_chars, metadata, max_tokens,
+                                                  CASE WHEN max_tokens IS NULL OR model = '' THEN NULL
+                                                       ELSE (dof_model(model)).tokenizer_file END) c;
+END;
+
+COMMENT ON FUNCTION dof_chunk_semantic(text, text, double precision, integer, integer, integer, integer, text, text) IS
+    'Semantic chunks (seed 002): cut where what precedes a gap stops being similar to what follows (threshold_type percentile, standard_deviation, interquartile or gradient; threshold_amount NULL: 75, 3, 1.5, 95); buffer_size units on each side; groups under min_tokens merge; max_tokens is a hard limit (an oversized group is cut at its weakest similarity); overlap_sentences within the limit; unit paragraph (markdown blocks, a block over the limit by sentences) or sentence. Sentence vectors are cached per backend (dof_sentence_cache())';
+COMMENT ON FUNCTION dof_chunk_paragraphs(text[], text, integer, integer, jsonb, integer, text) IS
+    'The seed''s chunk_paragraphs (seed 003): paragraphs over max_chars cut at sentence ends, short ones merged forward to min_chars; chunk_id {source_id}#{index}; metadata is the given object plus para_count, or split: true; first_paragraph/last_paragraph are array subscripts; with max_tokens no chunk exceeds it in the model''s tokenizer (model NULL: the default model)';
+COMMENT ON FUNCTION dof_chunk_paragraphs_internal(text[], text, integer, integer, jsonb, integer, text) IS 'Internal: use dof_chunk_paragraphs';
+
+-- The seed's comparison (seed 002: semantic vs recursive; seed 000's tables), in psql: the
+-- same documents through each strategy. Per-strategy options: options -> 'strategy name'.
+CREATE FUNCTION dof_compare_chunkers(docs text[], max_tokens integer DEFAULT 800, model text DEFAULT NULL,
+                                     strategies text[] DEFAULT NULL, options jsonb DEFAULT '{}',
+                                     overlap_tokens integer DEFAULT 50)
+    RETURNS TABLE (strategy text, documents integer, chunks bigint, tokens_mean numeric, tokens_min integer,
+                   tokens_max integer, over_limit bigint, chars_mean numeric, ms numeric,
+                   sentence_embeddings bigint, sentence_cache_hits bigint)
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT
+AS $$
+DECLARE
+    name text;
+    started timestamptz;
+    before record;
+    after record;
+BEGIN
+    FOREACH name IN ARRAY coalesce(strategies, ARRAY(SELECT s.name FROM dof_chunk_strategies() s)) LOOP
+        SELECT * INTO before FROM dof_sentence_cache();
+        started := clock_timestamp();
+        SELECT count(*), round(avg(c.token_count), 1), min(c.token_count), max(c.token_count),
+               count(*) FILTER (WHERE c.token_count > dof_compare_chunkers.max_tokens),
+               round(avg(length(c.content)), 1)
+          INTO chunks, tokens_mean, tokens_min, tokens_max, over_limit, chars_mean
+          FROM unnest(docs) AS d(body),
+               dof_chunk(d.body, dof_compare_chunkers.max_tokens, dof_compare_chunkers.overlap_tokens, NULL, model,
+                         name, coalesce(options -> name, '{}')) c;
+        ms := round(extract(epoch FROM clock_timestamp() - started)::numeric * 1000, 1);
+        SELECT * INTO after FROM dof_sentence_cache();
+        strategy := name;
+        documents := coalesce(cardinality(docs), 0);
+        sentence_embeddings := after.misses - before.misses;
+        sentence_cache_hits := after.hits - before.hits;
+        RETURN NEXT;
+    END LOOP;
+END;
+$$;
+COMMENT ON FUNCTION dof_compare_chunkers(text[], integer, text, text[], jsonb, integer) IS
+    'The same documents through each chunking strategy (all, or those named), as the seeds compare them: chunks, tokens per chunk (mean, min, max), chunks over the limit, mean characters, time, and the sentence embeddings the model ran (the semantic strategy; cache hits apart). options: per strategy name, its chunker_options. Example: SELECT * FROM dof_compare_chunkers(ARRAY(SELECT body FROM dof_documents WHERE collection = ''default'' LIMIT 50))';
+
+COMMENT ON FUNCTION dof_sentence_cache() IS 'This backend''s cache of sentence vectors (the semantic chunker): entries, capacity (pg_dof.sentence_cache_size), hits, misses and hit rate since the backend started or dof_sentence_cache_clear()';
+COMMENT ON FUNCTION dof_sentence_cache_clear() IS 'Empties this backend''s sentence cache and zeroes its counters';

@@ -52,9 +52,50 @@ SELECT collection, queued, done, failed, round(tokens_last_minute / 60.0, 1) AS 
        CASE WHEN tokens_last_minute > 0 AND queued > 0
             THEN make_interval(secs => round(queued_bytes * tokens_per_byte / (tokens_last_minute / 60.0))) END AS eta
 FROM per_collection;
+-- The seed's comparison (seed 002: semantic vs recursive; seed 000's tables), in psql: the
+-- same documents through each strategy. Per-strategy options: options -> 'strategy name'.
+CREATE FUNCTION dof_compare_chunkers(docs text[], max_tokens integer DEFAULT 800, model text DEFAULT NULL,
+                                     strategies text[] DEFAULT NULL, options jsonb DEFAULT '{}',
+                                     overlap_tokens integer DEFAULT 50)
+    RETURNS TABLE (strategy text, documents integer, chunks bigint, tokens_mean numeric, tokens_min integer,
+                   tokens_max integer, over_limit bigint, chars_mean numeric, ms numeric,
+                   sentence_embeddings bigint, sentence_cache_hits bigint)
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT
+AS $$
+DECLARE
+    name text;
+    started timestamptz;
+    before record;
+    after record;
+BEGIN
+    FOREACH name IN ARRAY coalesce(strategies, ARRAY(SELECT s.name FROM dof_chunk_strategies() s)) LOOP
+        SELECT * INTO before FROM dof_sentence_cache();
+        started := clock_timestamp();
+        SELECT count(*), round(avg(c.token_count), 1), min(c.token_count), max(c.token_count),
+               count(*) FILTER (WHERE c.token_count > dof_compare_chunkers.max_tokens),
+               round(avg(length(c.content)), 1)
+          INTO chunks, tokens_mean, tokens_min, tokens_max, over_limit, chars_mean
+          FROM unnest(docs) AS d(body),
+               dof_chunk(d.body, dof_compare_chunkers.max_tokens, dof_compare_chunkers.overlap_tokens, NULL, model,
+                         name, coalesce(options -> name, '{}')) c;
+        ms := round(extract(epoch FROM clock_timestamp() - started)::numeric * 1000, 1);
+        SELECT * INTO after FROM dof_sentence_cache();
+        strategy := name;
+        documents := coalesce(cardinality(docs), 0);
+        sentence_embeddings := after.misses - before.misses;
+        sentence_cache_hits := after.hits - before.hits;
+        RETURN NEXT;
+    END LOOP;
+END;
+$$;
+COMMENT ON FUNCTION dof_compare_chunkers(text[], integer, text, text[], jsonb, integer) IS
+    'The same documents through each chunking strategy (all, or those named), as the seeds compare them: chunks, tokens per chunk (mean, min, max), chunks over the limit, mean characters, time, and the sentence embeddings the model ran (the semantic strategy; cache hits apart). options: per strategy name, its chunker_options. Example: SELECT * FROM dof_compare_chunkers(ARRAY(SELECT body FROM dof_documents WHERE collection = ''default'' LIMIT 50))';
+
 COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued, done, failed, tokens per second over the last minute, and the estimated time left at that rate';
 
 COMMENT ON VIEW dof_pattern_stats IS 'Documents per pattern and collection (count, %)';
 COMMENT ON VIEW dof_chunk_stats IS 'Chunks per document by pattern and collection (mean, median, max)';
 COMMENT ON VIEW dof_token_stats IS 'Tokens per chunk by pattern and collection (mean, median, max, chunks over the collection''s limit)';
 COMMENT ON VIEW dof_queue_status IS 'Deferred indexing: documents queued, done and failed per collection, with the last error';
+COMMENT ON FUNCTION dof_sentence_cache() IS 'This backend''s cache of sentence vectors (the semantic chunker): entries, capacity (pg_dof.sentence_cache_size), hits, misses and hit rate since the backend started or dof_sentence_cache_clear()';
+COMMENT ON FUNCTION dof_sentence_cache_clear() IS 'Empties this backend''s sentence cache and zeroes its counters';

@@ -29,6 +29,7 @@ static DEFAULT_MODEL_NAME: GucSetting<Option<CString>> = GucSetting::<Option<CSt
 static INTRA_OP_THREADS: GucSetting<i32> = GucSetting::<i32>::new(0);
 static ALLOW_DROP: GucSetting<bool> = GucSetting::<bool>::new(false);
 static MODEL_CACHE_SIZE: GucSetting<i32> = GucSetting::<i32>::new(2);
+static SENTENCE_CACHE_SIZE: GucSetting<i32> = GucSetting::<i32>::new(20_000);
 
 pub fn init() {
     GucRegistry::define_string_guc(
@@ -75,6 +76,16 @@ pub fn init() {
         GucContext::Userset,
         GucFlags::default(),
     );
+    GucRegistry::define_int_guc(
+        c"pg_dof.sentence_cache_size",
+        c"Sentence vectors a backend keeps for the semantic chunker (0 = none).",
+        c"Re-cutting with another threshold reuses them instead of running the model; about 1.5 KB each at 384 dimensions. dof_sentence_cache() reports hits and misses.",
+        &SENTENCE_CACHE_SIZE,
+        0,
+        10_000_000,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
     GucRegistry::define_bool_guc(
         c"pg_dof.allow_drop",
         c"Lets DROP EXTENSION pg_dof (and drops that cascade to it) delete stored documents.",
@@ -108,6 +119,11 @@ pub fn intra_op_threads() -> usize {
 
 pub fn model_cache_size() -> std::num::NonZeroUsize {
     usize::try_from(MODEL_CACHE_SIZE.get()).ok().and_then(std::num::NonZeroUsize::new).unwrap_or(std::num::NonZeroUsize::MIN)
+}
+
+/// `None` when the sentence cache is off.
+pub fn sentence_cache_size() -> Option<std::num::NonZeroUsize> {
+    usize::try_from(SENTENCE_CACHE_SIZE.get()).ok().and_then(std::num::NonZeroUsize::new)
 }
 
 pub fn allow_drop() -> bool {

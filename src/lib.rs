@@ -5,6 +5,7 @@
 mod api;
 mod backend_models;
 mod guc;
+mod sentence_cache;
 
 ::pgrx::pg_module_magic!(name, version);
 

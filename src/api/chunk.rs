@@ -1,14 +1,16 @@
 //! dof_classify and dof_chunk.
 
-use dof_core::chunk::strategies::{Settings, STRATEGIES};
-use dof_core::chunk::{chunk_document_with, CharacterSizer, Chunk, ChunkError, ChunkOptions, MIN_MAX_TOKENS};
+use dof_core::chunk::measure::ChunkSizer;
+use dof_core::chunk::strategies::{chunk_paragraphs, SentenceEmbedder, Settings, STRATEGIES};
+use dof_core::chunk::{chunk_document_using, CharacterSizer, Chunk, ChunkError, ChunkOptions, MIN_MAX_TOKENS};
 use dof_core::classify::{Features, Pattern, Thresholds};
-use dof_core::embed::EmbedError;
+use dof_core::embed::{EmbedError, ModelKind, ModelSpec};
 use pgrx::prelude::*;
 use pgrx::JsonB;
 
+use super::embed::spec_of_row;
 use super::errors::{checked_model_file, raise_chunk_error, raise_embed_error, raise_invalid_parameter, raise_null_argument};
-use crate::{backend_models, guc};
+use crate::{backend_models, guc, sentence_cache};
 
 fn thresholds(small_bytes: i32, table_line_ratio: f64, giant_bytes: i32, min_h2_headings: i32, min_bold_lines: i32) -> Thresholds {
     let non_negative = |name: &str, value: i32| -> usize {
@@ -110,17 +112,18 @@ pub(crate) fn settings(options: &JsonB) -> Settings {
         .collect()
 }
 
-/// The chunks of `doc` by `strategy`, none over `max_tokens` tokens of the tokenizer in
-/// `tokenizer_file` (relative to pg_dof.model_dir unless absolute; NULL counts characters).
-/// The user-facing dof_chunk (sql/chunk.sql) takes a model name instead.
-#[pg_extern(stable, parallel_safe, name = "dof_chunk_internal")]
+/// The chunks of `doc` by `strategy`, none over `max_tokens` tokens of `model`'s tokenizer
+/// (NULL, or a hash model without a tokenizer, counts characters); the semantic strategy
+/// embeds sentences with `model`. The user-facing dof_chunk (sql/chunk.sql) takes a model
+/// name instead.
+#[pg_extern(stable, parallel_safe, name = "dof_chunk_internal", requires = ["models"])]
 #[allow(clippy::type_complexity)] // pgrx reads the row's column names from this tuple
 fn dof_chunk_strategy_internal(
     doc: Option<&str>,
     max_tokens: Option<i32>,
     overlap_tokens: Option<i32>,
     pattern: Option<&str>,
-    tokenizer_file: Option<&str>,
+    model: Option<pgrx::composite_type!("dof_models")>,
     strategy: Option<&str>,
     options: Option<JsonB>,
 ) -> TableIterator<
@@ -148,8 +151,29 @@ fn dof_chunk_strategy_internal(
     let strategy = strategy.unwrap_or_else(|| raise_null_argument("strategy"));
     let settings = settings(&options.unwrap_or_else(|| raise_null_argument("options")));
     let options = chunk_options(max_tokens, overlap_tokens, pattern, strategy, settings);
-    let chunks = chunk(doc, &options, tokenizer_file.map(checked_model_file));
+    let spec = model.as_ref().map(spec_of_row);
+    let chunks = chunk_by_model(doc, &options, spec.as_ref().map(|spec| (spec, names_tokenizer(model.as_ref().expect("spec from it")))));
     TableIterator::new(chunks.into_iter().map(chunk_row))
+}
+
+/// Whether a model row names a tokenizer (a hash model may, to chunk like a real one).
+pub(crate) fn names_tokenizer(model: &pgrx::heap_tuple::PgHeapTuple<'_, pgrx::AllocatedByRust>) -> bool {
+    matches!(model.get_by_name::<String>("tokenizer_file"), Ok(Some(_)))
+}
+
+/// Chunks of `doc` sized by the model's tokenizer (an ONNX model's, or a hash model's when
+/// its row names one; otherwise characters), the semantic strategy's sentences embedded
+/// with the model through the backend's sentence cache. No model: characters, and the
+/// semantic strategy says it needs one.
+pub(crate) fn chunk_by_model(doc: &str, options: &ChunkOptions, model: Option<(&ModelSpec, bool)>) -> Vec<Chunk> {
+    let Some((spec, names_tokenizer)) = model else {
+        return chunk_with(doc, options, None, None);
+    };
+    let tokenizer = match spec.kind {
+        ModelKind::Onnx => Some(spec.tokenizer_file.as_path()),
+        ModelKind::Hash => names_tokenizer.then_some(spec.tokenizer_file.as_path()),
+    };
+    chunk_with(doc, options, tokenizer, Some(spec))
 }
 
 /// dof_chunk_internal as 0.1.0's SQL declares it (five arguments, the pattern strategy):
@@ -180,8 +204,100 @@ fn dof_chunk_internal(
         name!(sizer, &'static str),
     ),
 > {
-    let default = dof_core::chunk::strategies::default_name();
-    dof_chunk_strategy_internal(doc, max_tokens, overlap_tokens, pattern, tokenizer_file, Some(default), Some(JsonB(serde_json::json!({}))))
+    let max_tokens = max_tokens.unwrap_or_else(|| raise_null_argument("max_tokens"));
+    let overlap_tokens = overlap_tokens.unwrap_or_else(|| raise_null_argument("overlap_tokens"));
+    let Some(doc) = doc else {
+        return TableIterator::new(Vec::new());
+    };
+    let options = chunk_options(max_tokens, overlap_tokens, pattern, dof_core::chunk::strategies::default_name(), Settings::new());
+    let tokenizer_path = tokenizer_file.map(|file| guc::model_dir().join(checked_model_file(file)));
+    TableIterator::new(chunk_with(doc, &options, tokenizer_path.as_deref(), None).into_iter().map(chunk_row))
+}
+
+/// The seed's `chunk_paragraphs` over a list of paragraphs; `tokenizer_file` (relative to
+/// pg_dof.model_dir) bounds the chunks to `max_tokens` of it, NULL counts characters. The
+/// user-facing dof_chunk_paragraphs (sql/chunk.sql) takes a model name.
+#[pg_extern(stable, parallel_safe)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+fn dof_chunk_paragraphs_internal(
+    paragraphs: Option<Vec<Option<String>>>,
+    source_id: Option<&str>,
+    max_chars: Option<i32>,
+    min_chars: Option<i32>,
+    metadata: Option<JsonB>,
+    max_tokens: Option<i32>,
+    tokenizer_file: Option<&str>,
+) -> TableIterator<
+    'static,
+    (
+        name!(chunk_id, String),
+        name!(chunk_index, i32),
+        name!(content, String),
+        name!(metadata, JsonB),
+        name!(para_count, i32),
+        name!(split, bool),
+        name!(first_paragraph, i32),
+        name!(last_paragraph, i32),
+        name!(token_count, i32),
+        name!(sizer, &'static str),
+    ),
+> {
+    let Some(paragraphs) = paragraphs else { return TableIterator::new(Vec::new()) };
+    let source_id = source_id.unwrap_or_else(|| raise_null_argument("source_id")).to_string();
+    let positive = |name: &str, value: Option<i32>| -> usize {
+        let value = value.unwrap_or_else(|| raise_null_argument(name));
+        usize::try_from(value)
+            .ok()
+            .filter(|&n| n >= 1)
+            .unwrap_or_else(|| raise_invalid_parameter(&format!("{name} must be at least 1, got {value}")))
+    };
+    let (max_chars, min_chars) = (positive("max_chars", max_chars), positive("min_chars", min_chars));
+    let base = match metadata.map(|m| m.0) {
+        None => serde_json::Map::new(),
+        Some(serde_json::Value::Object(map)) => map,
+        Some(other) => raise_invalid_parameter(&format!("metadata must be a JSON object, got {other}")),
+    };
+    let max_tokens = max_tokens.map(|n| usize::try_from(n).unwrap_or_else(|_| raise_invalid_parameter("max_tokens must not be negative")));
+    let texts: Vec<&str> = paragraphs.iter().map(|p| p.as_deref().unwrap_or("")).collect();
+    let check_interrupts = &|| {
+        pgrx::check_for_interrupts!();
+    };
+    let tokenizer = match (max_tokens, tokenizer_file) {
+        (Some(_), Some(file)) => Some(
+            backend_models::tokenizer_at(&guc::model_dir().join(checked_model_file(file)))
+                .unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e))),
+        ),
+        _ => None,
+    };
+    let sizer: &dyn ChunkSizer = match &tokenizer {
+        Some(tokenizer) => tokenizer.as_ref(),
+        None => &CharacterSizer,
+    };
+    let chunks =
+        chunk_paragraphs(&texts, max_chars, min_chars, sizer, max_tokens, check_interrupts).unwrap_or_else(|e| raise_chunk_error(e));
+    let to_i32 = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+    let sizer_name = sizer.name();
+    TableIterator::new(chunks.into_iter().map(move |chunk| {
+        let mut metadata = base.clone();
+        // the seed's record: how many paragraphs a chunk merged, or that it is a piece of one
+        if chunk.split {
+            metadata.insert("split".into(), serde_json::Value::Bool(true));
+        } else {
+            metadata.insert("para_count".into(), serde_json::Value::from(chunk.para_count));
+        }
+        (
+            format!("{source_id}#{}", chunk.index),
+            to_i32(chunk.index),
+            chunk.content,
+            JsonB(serde_json::Value::Object(metadata)),
+            to_i32(chunk.para_count),
+            chunk.split,
+            to_i32(chunk.first_paragraph + 1),
+            to_i32(chunk.last_paragraph + 1),
+            to_i32(chunk.token_count),
+            sizer_name,
+        )
+    }))
 }
 
 pub(crate) fn chunk_options(
@@ -200,22 +316,24 @@ pub(crate) fn chunk_options(
     ChunkOptions { max_tokens, overlap_tokens, pattern, strategy: strategy.to_string(), settings, ..ChunkOptions::default() }
 }
 
-/// Chunks with the tokenizer in `tokenizer_file` (or characters when `None`), cancellable.
-pub(crate) fn chunk(doc: &str, options: &ChunkOptions, tokenizer_file: Option<&str>) -> Vec<Chunk> {
-    let tokenizer_path = tokenizer_file.map(|file| guc::model_dir().join(file));
-    chunk_with(doc, options, tokenizer_path.as_deref())
-}
-
-/// [`chunk`] with the tokenizer's full path.
-pub(crate) fn chunk_with(doc: &str, options: &ChunkOptions, tokenizer_path: Option<&std::path::Path>) -> Vec<Chunk> {
+/// Chunks with the tokenizer at `tokenizer_path` (or characters when `None`), sentences
+/// embedded with `embed` (for the semantic strategy), cancellable.
+pub(crate) fn chunk_with(
+    doc: &str,
+    options: &ChunkOptions,
+    tokenizer_path: Option<&std::path::Path>,
+    embed: Option<&ModelSpec>,
+) -> Vec<Chunk> {
     let check_interrupts = &|| {
         pgrx::check_for_interrupts!();
     };
+    let embedder = |texts: &[&str]| sentence_cache::embed(embed.expect("only passed when set"), texts, &mut || check_interrupts());
+    let embedder: Option<&SentenceEmbedder> = if embed.is_some() { Some(&embedder) } else { None };
     let result = match tokenizer_path {
-        None => chunk_document_with(doc, &CharacterSizer, options, check_interrupts),
+        None => chunk_document_using(doc, &CharacterSizer, options, check_interrupts, embedder),
         Some(path) => {
             let tokenizer = backend_models::tokenizer_at(path).unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e)));
-            chunk_document_with(doc, tokenizer.as_ref(), options, check_interrupts)
+            chunk_document_using(doc, tokenizer.as_ref(), options, check_interrupts, embedder)
         }
     };
     result.unwrap_or_else(|error| raise_chunk_error(error))

@@ -50,6 +50,12 @@ pub fn raise_too_long(message: &str, hint: &str) -> ! {
 pub fn raise_chunk_error(error: ChunkError) -> ! {
     match error {
         ChunkError::Tokenize(e) => raise_embed_error(EmbedError::Tokenizer(e)),
+        ChunkError::Embed(e) => raise_embed_error(e),
+        ChunkError::NeedsModel(_) => raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            error.to_string(),
+            Some("name a registered model: dof_chunk(..., model => 'multilingual-e5-small'); a collection uses its own model".into()),
+        ),
         ChunkError::MaxTokensTooSmall(_)
         | ChunkError::UnknownStrategy(_)
         | ChunkError::UnknownPattern(_)

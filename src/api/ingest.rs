@@ -5,12 +5,11 @@
 
 use dof_core::chunk::{Chunk, ChunkOptions};
 use dof_core::classify::Pattern;
-use dof_core::embed::ModelKind;
 use pgrx::heap_tuple::PgHeapTuple;
 use pgrx::prelude::*;
 use pgrx::{AllocatedByRust, JsonB};
 
-use super::chunk::{chunk_options, chunk_with, settings};
+use super::chunk::{chunk_by_model, chunk_options, names_tokenizer, settings};
 use super::embed::{check_interrupts, spec_of_row};
 use super::errors::{raise_embed_error, raise_invalid_parameter, raise_null_argument};
 use crate::backend_models;
@@ -73,12 +72,7 @@ fn dof_chunk_embed_internal(
     let spec = spec_of_row(&model);
     // a hash model sizes in characters, unless its row names a tokenizer: then its chunks
     // are those of the real model with that tokenizer (as dof_chunk(model => ...) cuts them)
-    let names_tokenizer = matches!(model.get_by_name::<String>("tokenizer_file"), Ok(Some(_)));
-    let tokenizer = match spec.kind {
-        ModelKind::Onnx => Some(spec.tokenizer_file.as_path()),
-        ModelKind::Hash => names_tokenizer.then_some(spec.tokenizer_file.as_path()),
-    };
-    let chunks = chunk_with(body, &settings.options, tokenizer);
+    let chunks = chunk_by_model(body, &settings.options, Some((&spec, names_tokenizer(&model))));
     if chunks.is_empty() {
         return TableIterator::new(Vec::new());
     }

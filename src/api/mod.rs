@@ -7,6 +7,7 @@ mod embed;
 mod errors;
 mod ingest;
 mod search;
+mod sentence_cache;
 mod version;
 
 pgrx::extension_sql_file!("../../sql/models.sql", name = "models");
@@ -31,6 +32,7 @@ pgrx::extension_sql_file!(
         chunk::dof_classify,
         chunk::dof_classify_features,
         chunk::dof_chunk_strategy_internal,
+        chunk::dof_chunk_paragraphs_internal,
         chunk::dof_chunk_strategies,
         chunk::dof_check_chunker
     ]
@@ -44,5 +46,9 @@ pgrx::extension_sql_file!(
 pgrx::extension_sql_file!("../../sql/vector_leg.sql", name = "vector_leg", requires = ["ingest"]);
 pgrx::extension_sql_file!("../../sql/text_leg.sql", name = "text_leg", requires = ["ingest", search::dof_bm25_score_internal]);
 pgrx::extension_sql_file!("../../sql/fusion.sql", name = "fusion", requires = ["vector_leg", "text_leg"]);
-pgrx::extension_sql_file!("../../sql/reports.sql", name = "reports", requires = ["ingest"]);
+pgrx::extension_sql_file!(
+    "../../sql/reports.sql",
+    name = "reports",
+    requires = ["ingest", sentence_cache::dof_sentence_cache, sentence_cache::dof_sentence_cache_clear]
+);
 pgrx::extension_sql_file!("../../sql/guard.sql", name = "guard", requires = ["tables"]);

@@ -4,8 +4,9 @@
 mod common;
 
 use dof_core::chunk::measure::ChunkSizer;
+use dof_core::chunk::strategies::Settings;
 use dof_core::chunk::strategies::STRATEGIES;
-use dof_core::chunk::{chunk_document, invariants, CharacterSizer, ChunkOptions};
+use dof_core::chunk::{chunk_document_using, invariants, CharacterSizer, ChunkOptions};
 use dof_core::classify::Pattern;
 use proptest::prelude::*;
 
@@ -53,8 +54,57 @@ fn strategy() -> impl Strategy<Value = &'static str> {
 
 fn check(doc: &str, sizer: &dyn ChunkSizer, max_tokens: usize, pattern: Option<Pattern>, strategy: &str) -> Result<(), TestCaseError> {
     let options = ChunkOptions { max_tokens, pattern, strategy: strategy.to_string(), ..ChunkOptions::default() };
-    let chunks = chunk_document(doc, sizer, &options).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let chunks = chunk_document_using(doc, sizer, &options, &|| {}, Some(&common::hash_sentences))
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
     invariants::check(doc, &chunks, max_tokens, sizer).map_err(TestCaseError::fail)
+}
+
+fn semantic_settings() -> impl Strategy<Value = Settings> {
+    (prop::sample::select(vec!["percentile", "standard_deviation", "interquartile", "gradient"]), 0u32..=100, 0usize..3, 0usize..3)
+        .prop_map(|(kind, amount, buffer, overlap)| {
+            let amount = if matches!(kind, "standard_deviation" | "interquartile") { f64::from(amount) / 25.0 } else { f64::from(amount) };
+            [
+                ("threshold_type", kind.to_string()),
+                ("threshold_amount", amount.to_string()),
+                ("buffer_size", buffer.to_string()),
+                ("overlap_sentences", overlap.to_string()),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect()
+        })
+}
+
+/// The semantic strategy's bounds: every invariant, and no chunk under `min_tokens` but the
+/// last, a table piece, or one whose neighbours had no room for it.
+fn check_semantic(
+    doc: &str,
+    sizer: &dyn ChunkSizer,
+    max_tokens: usize,
+    min_tokens: usize,
+    mut settings: Settings,
+) -> Result<(), TestCaseError> {
+    settings.insert("min_tokens".into(), min_tokens.to_string());
+    let overlap = settings.get("overlap_sentences").is_some_and(|n| n != "0");
+    let options = ChunkOptions { max_tokens, strategy: "semantic".into(), settings, ..ChunkOptions::default() };
+    let chunks = chunk_document_using(doc, sizer, &options, &|| {}, Some(&common::hash_sentences))
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    invariants::check(doc, &chunks, max_tokens, sizer).map_err(TestCaseError::fail)?;
+    let count = |start: usize, end: usize| sizer.count(&doc[start..end]).map_err(|e| TestCaseError::fail(e.to_string()));
+    for (i, chunk) in chunks.iter().enumerate() {
+        if chunk.token_count >= min_tokens || i + 1 == chunks.len() || chunk.table_piece || overlap {
+            continue;
+        }
+        let fits_before = i > 0 && !chunks[i - 1].header_repeated && count(chunks[i - 1].byte_start, chunk.byte_end)? <= max_tokens;
+        let next = &chunks[i + 1];
+        let fits_after = !next.header_repeated && !next.table_piece && count(chunk.byte_start, next.byte_end)? <= max_tokens;
+        prop_assert!(
+            !fits_before && !fits_after,
+            "chunk {i} has {} tokens < min {min_tokens} though a neighbour had room",
+            chunk.token_count
+        );
+    }
+    Ok(())
 }
 
 proptest! {
@@ -62,6 +112,14 @@ proptest! {
     #[test]
     fn invariants_hold_with_the_character_sizer(doc in document(), max_tokens in 16usize..400, pattern in pattern(), strategy in strategy()) {
         check(&doc, &CharacterSizer, max_tokens, pattern, strategy)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #[test]
+    fn semantic_bounds_hold(doc in document(), max_tokens in 16usize..400, min_share in 0usize..=50, settings in semantic_settings()) {
+        check_semantic(&doc, &CharacterSizer, max_tokens, max_tokens * min_share / 100, settings)?;
     }
 }
 

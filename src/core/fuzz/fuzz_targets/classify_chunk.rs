@@ -1,6 +1,7 @@
-//! classify + chunk on arbitrary input, with every strategy (`strategies::STRATEGIES`), the
-//! character sizer and (when installed) the real e5 tokenizer; every invariant is checked,
-//! so a violation is a crash.
+//! classify + chunk on arbitrary input, with every strategy (`strategies::STRATEGIES`; the
+//! semantic one with the hash embedder), the character sizer and (when installed) the real
+//! e5 tokenizer; every invariant is checked, so a violation is a crash. The sentence
+//! splitter too: its sentences must hold every non-blank character once, in order.
 //!
 //!   cargo +nightly fuzz run classify_chunk -- -max_total_time=1800
 #![no_main]
@@ -9,8 +10,10 @@ use std::sync::OnceLock;
 
 use dof_core::chunk::measure::ChunkSizer;
 use dof_core::chunk::strategies::STRATEGIES;
-use dof_core::chunk::{chunk_document, invariants, CharacterSizer, ChunkOptions};
+use dof_core::chunk::{chunk_document_using, invariants, sentences, CharacterSizer, ChunkOptions};
 use dof_core::classify::{classify, Pattern, Thresholds};
+use dof_core::embed::hash::HashEmbedder;
+use dof_core::embed::EmbedError;
 use dof_core::tokenize::ModelTokenizer;
 use libfuzzer_sys::fuzz_target;
 
@@ -26,8 +29,13 @@ fn tokenizer() -> Option<&'static ModelTokenizer> {
         .as_ref()
 }
 
+fn hash_sentences(texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    let embedder = HashEmbedder::new(32);
+    Ok(texts.iter().map(|t| embedder.embed_one(t)).collect())
+}
+
 fn check(text: &str, sizer: &dyn ChunkSizer, options: &ChunkOptions) {
-    let chunks = chunk_document(text, sizer, options).expect("valid options never fail");
+    let chunks = chunk_document_using(text, sizer, options, &|| {}, Some(&hash_sentences)).expect("valid options never fail");
     if let Err(problem) = invariants::check(text, &chunks, options.max_tokens, sizer) {
         panic!("{} sizer: {problem}", sizer.name());
     }
@@ -38,6 +46,13 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(body);
     let small = Thresholds { small_bytes: 64, giant_bytes: 4096, ..Thresholds::default() };
     let _ = classify(&text, &small);
+    let mut position = 0;
+    for sentence in sentences::split(&text, 0..text.len()) {
+        assert!(sentence.start >= position && sentence.start < sentence.end, "sentences overlap or are empty");
+        assert!(text[position..sentence.start].chars().all(dof_core::blank::is_blank), "a character between sentences");
+        position = sentence.end;
+    }
+    assert!(text[position..].chars().all(dof_core::blank::is_blank), "a character after the last sentence");
     let pattern = match control % 6 {
         0 => None,
         n => Some(Pattern::ALL[usize::from(n) - 1]),

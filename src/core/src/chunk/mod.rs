@@ -9,6 +9,7 @@
 //!    header), with exact token counts from one measuring pass ([`measure`]).
 
 pub mod blocks;
+pub mod breakpoints;
 pub mod invariants;
 pub mod measure;
 pub mod overlap;
@@ -24,7 +25,7 @@ use crate::tokenize::TokenizeError;
 use blocks::BlockKind;
 use measure::{ChunkSizer, Measure};
 use pack::{Packer, Piece, Unit, UnitKind};
-use strategies::{Document, Limits, Settings};
+use strategies::{Document, Limits, SentenceEmbedder, Settings};
 
 pub use measure::CharacterSizer;
 
@@ -75,8 +76,12 @@ pub enum ChunkError {
     UnknownPattern(String),
     #[error("chunking strategy {strategy}: {message}")]
     InvalidSetting { strategy: &'static str, message: String },
+    #[error("chunking strategy {0} embeds sentences: it needs a model (a collection's model, or dof_chunk's model => a registered model, not '')")]
+    NeedsModel(&'static str),
     #[error(transparent)]
     Tokenize(#[from] TokenizeError),
+    #[error(transparent)]
+    Embed(#[from] crate::embed::EmbedError),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -117,6 +122,17 @@ pub fn chunk_document_with(
     options: &ChunkOptions,
     interrupt: &dyn Fn(),
 ) -> Result<Vec<Chunk>, ChunkError> {
+    chunk_document_using(text, sizer, options, interrupt, None)
+}
+
+/// [`chunk_document_with`] with a sentence embedder, for the strategies that need one.
+pub fn chunk_document_using(
+    text: &str,
+    sizer: &dyn ChunkSizer,
+    options: &ChunkOptions,
+    interrupt: &dyn Fn(),
+    embedder: Option<&SentenceEmbedder>,
+) -> Result<Vec<Chunk>, ChunkError> {
     if options.max_tokens < MIN_MAX_TOKENS {
         return Err(ChunkError::MaxTokensTooSmall(options.max_tokens as i64));
     }
@@ -130,7 +146,8 @@ pub fn chunk_document_with(
     let measure = Measure::new(text, sizer, interrupt)?;
     let packer = Packer { measure: &measure, max_tokens: options.max_tokens, tables_alone: false };
     let document = Document { text, units: &units, pattern };
-    let pieces = strategy.pieces(&document, &packer, &Limits { overlap_tokens: options.overlap_tokens, settings: &options.settings })?;
+    let pieces =
+        strategy.pieces(&document, &packer, &Limits { overlap_tokens: options.overlap_tokens, settings: &options.settings, embedder })?;
     assemble(text, &measure, pattern, strategy.name(), pieces, &paths)
 }
 

@@ -54,5 +54,12 @@ pub fn repository_file(relative: &str) -> PathBuf {
     std::env::current_dir().expect("a working directory").join("../..").join(relative)
 }
 
+/// Sentence vectors from the hash embedder: the semantic strategy's embedder in tests that
+/// check invariants, not quality.
+pub fn hash_sentences(texts: &[&str]) -> Result<Vec<Vec<f32>>, dof_core::embed::EmbedError> {
+    let embedder = dof_core::embed::hash::HashEmbedder::new(64);
+    Ok(texts.iter().map(|t| embedder.embed_one(t)).collect())
+}
+
 #[allow(unused_imports)] // not every test binary walks the corpora
 pub use dof_core::corpus::markdown_files;

@@ -6,13 +6,17 @@
 mod paragraph;
 mod pattern;
 mod recursive;
+mod semantic;
+
+pub use paragraph::{chunk_paragraphs, ParagraphChunk};
+pub use semantic::{parse as semantic_settings, SemanticSettings};
 
 use std::collections::BTreeMap;
 
 use super::pack::{Packer, Piece, Unit};
 use super::ChunkError;
 use crate::classify::Pattern;
-use crate::tokenize::TokenizeError;
+use crate::embed::EmbedError;
 
 /// Strategy-specific settings (a collection's `chunker_options`), as text: the SQL layer
 /// turns a JSON object's scalars into strings, each strategy parses what it accepts.
@@ -27,12 +31,18 @@ pub struct Document<'d> {
     pub pattern: Pattern,
 }
 
+/// Embeds texts for the strategies that read meaning (semantic): one unit vector per text,
+/// in order. The SQL layer passes the collection's model behind a sentence cache.
+pub type SentenceEmbedder<'e> = dyn Fn(&[&str]) -> Result<Vec<Vec<f32>>, EmbedError> + 'e;
+
 /// What a strategy may use besides the document: the limit lives in the packer.
 pub struct Limits<'s> {
     /// Tokens of the previous piece repeated at the start of the next, for the strategies
     /// that overlap (capped with [`super::overlap::usable`]).
     pub overlap_tokens: usize,
     pub settings: &'s Settings,
+    /// `None` when the caller has no model: a strategy that needs one says so.
+    pub embedder: Option<&'s SentenceEmbedder<'s>>,
 }
 
 pub trait Strategy: Sync {
@@ -50,11 +60,12 @@ pub trait Strategy: Sync {
         None
     }
     /// The pieces of `document`, none over `packer.max_tokens`.
-    fn pieces(&self, document: &Document, packer: &Packer, limits: &Limits) -> Result<Vec<Piece>, TokenizeError>;
+    fn pieces(&self, document: &Document, packer: &Packer, limits: &Limits) -> Result<Vec<Piece>, ChunkError>;
 }
 
 /// Every strategy, the default first.
-pub static STRATEGIES: &[&dyn Strategy] = &[&pattern::PatternStrategy, &paragraph::ParagraphStrategy, &recursive::RecursiveStrategy];
+pub static STRATEGIES: &[&dyn Strategy] =
+    &[&pattern::PatternStrategy, &paragraph::ParagraphStrategy, &recursive::RecursiveStrategy, &semantic::SemanticStrategy];
 
 /// The default strategy's name.
 pub fn default_name() -> &'static str {

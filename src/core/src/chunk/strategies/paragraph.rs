@@ -8,9 +8,10 @@
 use std::ops::Range;
 
 use super::{Document, Limits, Settings, Strategy};
+use crate::chunk::measure::{ChunkSizer, Measure};
 use crate::chunk::pack::{Packer, Piece, Unit, UnitKind};
-use crate::chunk::{sentences, ChunkError};
-use crate::tokenize::TokenizeError;
+use crate::chunk::{sentences, trim, ChunkError, MIN_MAX_TOKENS};
+use crate::classify::Pattern;
 
 /// The seed's defaults.
 const MAX_CHARS: usize = 1500;
@@ -42,7 +43,7 @@ impl Strategy for ParagraphStrategy {
         Ok(())
     }
 
-    fn pieces(&self, document: &Document, packer: &Packer, limits: &Limits) -> Result<Vec<Piece>, TokenizeError> {
+    fn pieces(&self, document: &Document, packer: &Packer, limits: &Limits) -> Result<Vec<Piece>, ChunkError> {
         // checked when the strategy was looked up
         let (max_chars, min_chars) = char_limits(limits.settings).unwrap_or((MAX_CHARS, MIN_CHARS));
         let text = document.text;
@@ -86,6 +87,76 @@ impl Strategy for ParagraphStrategy {
         }
         Ok(pieces)
     }
+}
+
+/// A chunk of [`chunk_paragraphs`]: the seed's `Chunk`, with where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParagraphChunk {
+    pub index: usize,
+    pub content: String,
+    /// Indices (0-based) of the first and last input paragraph it holds text of.
+    pub first_paragraph: usize,
+    pub last_paragraph: usize,
+    /// Paragraphs merged into it; `split` when it is part of a paragraph cut at sentences.
+    pub para_count: usize,
+    pub split: bool,
+    pub token_count: usize,
+}
+
+/// The seed's `chunk_paragraphs` over a list of paragraphs (joined by blank lines): the
+/// paragraph strategy with `max_chars` and `min_chars`, and when `max_tokens` is given no
+/// chunk over it by `sizer`. Blank paragraphs are skipped, the others trimmed.
+pub fn chunk_paragraphs(
+    paragraphs: &[&str],
+    max_chars: usize,
+    min_chars: usize,
+    sizer: &dyn ChunkSizer,
+    max_tokens: Option<usize>,
+    interrupt: &dyn Fn(),
+) -> Result<Vec<ParagraphChunk>, ChunkError> {
+    let settings: Settings =
+        [("max_chars", max_chars), ("min_chars", min_chars)].into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    ParagraphStrategy.check(&settings)?;
+    if let Some(limit) = max_tokens.filter(|&limit| limit < MIN_MAX_TOKENS) {
+        return Err(ChunkError::MaxTokensTooSmall(limit as i64));
+    }
+    let mut text = String::new();
+    let mut units = Vec::new();
+    let mut sources = Vec::new(); // input index of each unit
+    for (index, paragraph) in paragraphs.iter().enumerate() {
+        let Some(trimmed) = trim(paragraph, 0..paragraph.len()) else { continue };
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        let start = text.len();
+        text.push_str(&paragraph[trimmed]);
+        units.push(Unit { span: start..text.len(), kind: UnitKind::Text, heading: 0, path: 0 });
+        sources.push(index);
+    }
+    if units.is_empty() {
+        return Ok(Vec::new());
+    }
+    let measure = Measure::new(&text, sizer, interrupt)?;
+    let packer = Packer { measure: &measure, max_tokens: max_tokens.unwrap_or(usize::MAX), tables_alone: false };
+    let document = Document { text: &text, units: &units, pattern: Pattern::PlainText };
+    let pieces = ParagraphStrategy.pieces(&document, &packer, &Limits { overlap_tokens: 0, settings: &settings, embedder: None })?;
+    pieces
+        .into_iter()
+        .enumerate()
+        .map(|(index, piece)| {
+            let held: Vec<usize> =
+                (0..units.len()).filter(|&u| units[u].span.start < piece.span.end && piece.span.start < units[u].span.end).collect();
+            Ok(ParagraphChunk {
+                index,
+                content: text[piece.span.clone()].to_string(),
+                first_paragraph: sources[held[0]],
+                last_paragraph: sources[held[held.len() - 1]],
+                para_count: held.len(),
+                split: piece.split,
+                token_count: measure.count(piece.span)?,
+            })
+        })
+        .collect()
 }
 
 fn invalid(message: String) -> ChunkError {
@@ -151,6 +222,26 @@ mod tests {
         let text = "palabra ".repeat(200);
         let chunks = chunk_document(&text, &CharacterSizer, &options(64, &[])).unwrap();
         assert!(chunks.len() > 1 && chunks.iter().all(|c| c.token_count <= 64), "{chunks:#?}");
+    }
+
+    #[test]
+    fn chunk_paragraphs_keeps_the_seeds_contract() {
+        let paragraphs = ["Uno.", "", "Dos dos.", "Tres tres tres.", "Una oración larga aquí. Otra oración larga allá."];
+        let chunks = super::chunk_paragraphs(&paragraphs, 30, 12, &CharacterSizer, None, &|| {}).unwrap();
+        let seen: Vec<(&str, usize, usize, usize, bool)> =
+            chunks.iter().map(|c| (c.content.as_str(), c.first_paragraph, c.last_paragraph, c.para_count, c.split)).collect();
+        assert_eq!(
+            seen,
+            vec![
+                ("Uno.\n\nDos dos.", 0, 2, 2, false),
+                ("Tres tres tres.", 3, 3, 1, false),
+                ("Una oración larga aquí.", 4, 4, 1, true),
+                ("Otra oración larga allá.", 4, 4, 1, true)
+            ]
+        );
+        let bounded = super::chunk_paragraphs(&["palabra ".repeat(100).as_str()], 1500, 80, &CharacterSizer, Some(64), &|| {}).unwrap();
+        assert!(bounded.len() > 1 && bounded.iter().all(|c| c.token_count <= 64));
+        assert!(super::chunk_paragraphs(&["a"], 10, 20, &CharacterSizer, None, &|| {}).is_err(), "min_chars over max_chars");
     }
 
     #[test]

@@ -34,14 +34,14 @@ impl Strategy for PatternStrategy {
         settings.get("pattern").and_then(|name| Pattern::parse(name))
     }
 
-    fn pieces(&self, document: &Document, packer: &Packer, limits: &Limits) -> Result<Vec<Piece>, TokenizeError> {
+    fn pieces(&self, document: &Document, packer: &Packer, limits: &Limits) -> Result<Vec<Piece>, ChunkError> {
         let pattern = self.forced_pattern(limits.settings).unwrap_or(document.pattern);
         let packer = Packer { tables_alone: pattern == Pattern::GiantTable, ..*packer };
         pieces(pattern, &packer, document.units, overlap::usable(limits.overlap_tokens, packer.max_tokens))
     }
 }
 
-fn pieces(pattern: Pattern, packer: &Packer, units: &[Unit], overlap_tokens: usize) -> Result<Vec<Piece>, TokenizeError> {
+fn pieces(pattern: Pattern, packer: &Packer, units: &[Unit], overlap_tokens: usize) -> Result<Vec<Piece>, ChunkError> {
     let mut pieces = Vec::new();
     match pattern {
         Pattern::Small => small(packer, units, &mut pieces)?,

@@ -9,7 +9,6 @@ use super::{Document, Limits, Settings, Strategy};
 use crate::chunk::overlap;
 use crate::chunk::pack::{Packer, Piece, Unit, UnitKind};
 use crate::chunk::ChunkError;
-use crate::tokenize::TokenizeError;
 
 pub struct RecursiveStrategy;
 
@@ -30,7 +29,7 @@ impl Strategy for RecursiveStrategy {
         Ok(())
     }
 
-    fn pieces(&self, document: &Document, packer: &Packer, limits: &Limits) -> Result<Vec<Piece>, TokenizeError> {
+    fn pieces(&self, document: &Document, packer: &Packer, limits: &Limits) -> Result<Vec<Piece>, ChunkError> {
         // every block is plain text: no keep-with-next headings, no table rows with headers
         let units: Vec<Unit> = document.units.iter().map(|unit| Unit { kind: UnitKind::Text, heading: 0, ..unit.clone() }).collect();
         let overlap_tokens = overlap::usable(limits.overlap_tokens, packer.max_tokens);

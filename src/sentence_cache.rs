@@ -1,0 +1,105 @@
+//! Sentence vectors of the semantic strategy, cached per backend so that re-cutting a
+//! document with another threshold, buffer or limit does not run the model again (seed
+//! 002, trap 6). Keyed by the model's name and registry revision (re-registering a model
+//! changes it) and a 128-bit hash of the text the model saw; bounded LRU of
+//! `pg_dof.sentence_cache_size` entries (a 384-dimension vector is 1.5 KB).
+//!
+//! Per backend rather than a table: a hit costs a hash and a copy here, while a table costs
+//! a query per document and index pages per vector; `bench/scripts/semantic_cache.sh`
+//! measures both against the model. The queue's workers and a session that re-cuts are the
+//! users; what one backend embedded another embeds again.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
+
+use dof_core::embed::{EmbedError, ModelSpec};
+use lru::LruCache;
+
+use crate::{backend_models, guc};
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct SentenceKey {
+    model: Arc<str>,
+    revision: Arc<str>,
+    text: (u64, u64),
+}
+
+thread_local! {
+    static VECTORS: RefCell<LruCache<SentenceKey, Arc<[f32]>>> = RefCell::new(LruCache::unbounded());
+    static HITS: Cell<u64> = const { Cell::new(0) };
+    static MISSES: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Two independent 64-bit hashes of `text` (SipHash with fixed keys: the same in every
+/// backend and release of the standard library that keeps `DefaultHasher::new`).
+fn text_hash(text: &str) -> (u64, u64) {
+    let half = |salt: u8| {
+        let mut hasher = DefaultHasher::new();
+        salt.hash(&mut hasher);
+        text.hash(&mut hasher);
+        hasher.finish()
+    };
+    (half(0), half(1))
+}
+
+/// Passage vectors of `texts` by `spec`: cached ones copied, the rest embedded in one batch
+/// (each distinct text once) and remembered.
+pub fn embed(spec: &ModelSpec, texts: &[&str], between_batches: &mut dyn FnMut()) -> Result<Vec<Vec<f32>>, EmbedError> {
+    let capacity = guc::sentence_cache_size();
+    let (model, revision): (Arc<str>, Arc<str>) = (spec.name.as_str().into(), spec.revision.as_str().into());
+    let keys: Vec<SentenceKey> =
+        texts.iter().map(|t| SentenceKey { model: model.clone(), revision: revision.clone(), text: text_hash(t) }).collect();
+    let mut found: Vec<Option<Arc<[f32]>>> = VECTORS.with(|cell| {
+        let mut cache = cell.borrow_mut();
+        keys.iter().map(|key| cache.get(key).cloned()).collect()
+    });
+    let mut missing: Vec<usize> = Vec::new(); // first index of each distinct missing text
+    let mut seen: HashSet<&SentenceKey> = HashSet::new();
+    for (i, key) in keys.iter().enumerate() {
+        if found[i].is_none() && seen.insert(key) {
+            missing.push(i);
+        }
+    }
+    HITS.set(HITS.get() + (texts.len() - missing.len()) as u64);
+    MISSES.set(MISSES.get() + missing.len() as u64);
+    if !missing.is_empty() {
+        let batch: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+        let vectors = backend_models::embed(spec, &batch, &spec.passage_prefix, between_batches)?;
+        VECTORS.with(|cell| {
+            let mut cache = cell.borrow_mut();
+            cache.resize(capacity.unwrap_or(std::num::NonZeroUsize::MIN));
+            let mut fresh: HashMap<&SentenceKey, Arc<[f32]>> = HashMap::with_capacity(missing.len());
+            for (&i, vector) in missing.iter().zip(vectors) {
+                let vector: Arc<[f32]> = vector.into();
+                if capacity.is_some() {
+                    cache.put(keys[i].clone(), vector.clone());
+                }
+                fresh.insert(&keys[i], vector);
+            }
+            for (slot, key) in found.iter_mut().zip(&keys) {
+                if slot.is_none() {
+                    *slot = fresh.get(key).cloned();
+                }
+            }
+            if capacity.is_none() {
+                cache.clear();
+            }
+        });
+    }
+    Ok(found.into_iter().map(|v| v.expect("every text found or embedded").to_vec()).collect())
+}
+
+/// Entries, capacity, hits and misses since the backend started (or the last clear).
+pub fn stats() -> (usize, usize, u64, u64) {
+    let entries = VECTORS.with(|cell| cell.borrow().len());
+    (entries, guc::sentence_cache_size().map_or(0, |n| n.get()), HITS.get(), MISSES.get())
+}
+
+/// Forgets every vector and zeroes the counters.
+pub fn clear() {
+    VECTORS.with(|cell| cell.borrow_mut().clear());
+    HITS.set(0);
+    MISSES.set(0);
+}
