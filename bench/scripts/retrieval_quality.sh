@@ -6,12 +6,16 @@
 # real model); every leg and fusion answers every question (bench/sql/quality.sql); prints
 # MRR@10, R@1, R@5 and recall@5 per method (bench/sql/quality_report.sql).
 #   MAX_TOKENS (default 400 for chunking-evaluation, 256 for DOF); SETS (default "chunking-evaluation dof");
-#   CHUNKERS (default "pattern"; e.g. "pattern paragraph recursive" compares strategies).
+#   CHUNKERS (default "pattern"; e.g. "pattern paragraph recursive semantic:percentile
+#   semantic:standard_deviation" compares strategies; name:type sets a semantic threshold_type).
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
 evaluation="$(corpus chunking-evaluation)"
 editions_root="$(dirname "$(corpus dof-editions)")"
-for chunker in ${CHUNKERS:-pattern}; do
+for chunker_spec in ${CHUNKERS:-pattern}; do
+chunker="${chunker_spec%%:*}"
+options='{}'
+[ "$chunker_spec" = "$chunker" ] || options="{\"threshold_type\": \"${chunker_spec#*:}\"}"
 for set in ${SETS:-chunking-evaluation dof}; do
   export PG_DOF_DB="pg_dof_quality_${set//-/_}"
   "$here/cluster.sh" fresh >/dev/null
@@ -27,8 +31,8 @@ for set in ${SETS:-chunking-evaluation dof}; do
       max_tokens="${MAX_TOKENS:-256}"; config=dof_spanish ;;
     *) echo "unknown set $set (chunking-evaluation, dof)" >&2; exit 2 ;;
   esac
-  q -v max_tokens="$max_tokens" -v config="$config" -v chunker="$chunker" -f "$bench/sql/quality.sql"
-  q -v set_name="$set, chunker $chunker" -f "$bench/sql/quality_report.sql"
+  q -v max_tokens="$max_tokens" -v config="$config" -v chunker="$chunker" -v options="$options" -f "$bench/sql/quality.sql"
+  q -v set_name="$set, chunker $chunker_spec" -f "$bench/sql/quality_report.sql"
   echo
 done
 done

@@ -2,11 +2,13 @@
 -- character ranges, loaded by quality_load_*.sql): the product's triggers ingest the
 -- documents (real model) into two collections, late and independent embedding; every
 -- leg and fusion answers every question with its 10 best chunks. quality_report.sql
--- scores them. psql variables: max_tokens, config (text search configuration), chunker.
+-- scores them. psql variables: max_tokens, config (text search configuration), chunker,
+-- options (its chunker_options).
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
-INSERT INTO dof_collections (name, late_chunking, max_tokens, text_search_config, chunker)
-VALUES ('eval-late', true, :max_tokens, :'config', :'chunker'), ('eval-independent', false, :max_tokens, :'config', :'chunker');
+INSERT INTO dof_collections (name, late_chunking, max_tokens, text_search_config, chunker, chunker_options)
+VALUES ('eval-late', true, :max_tokens, :'config', :'chunker', :'options'),
+       ('eval-independent', false, :max_tokens, :'config', :'chunker', :'options');
 \set ingest_start `date +%s.%N`
 INSERT INTO dof_documents (collection, source_id, body) SELECT 'eval-late', source_id, body FROM eval_documents;
 \set late_end `date +%s.%N`

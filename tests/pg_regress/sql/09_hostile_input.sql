@@ -42,19 +42,24 @@ SELECT dof_classify(E'```markdown\n' || repeat(E'## no es título\n', 600) || E'
 
 -- model and tokenizer paths: a non-superuser cannot leave pg_dof.model_dir, and the
 -- refusal comes before the file is looked at (an existing and a missing path answer alike)
+-- (dof_chunk_internal takes a dof_models row: e5's, with another tokenizer)
+CREATE FUNCTION pg_temp.with_tokenizer(file text) RETURNS dof_models LANGUAGE sql AS
+$$ SELECT jsonb_populate_record(NULL::dof_models, jsonb_build_object(
+       'name', 'x', 'kind', 'onnx', 'model_file', 'multilingual-e5-small/model.onnx', 'tokenizer_file', file,
+       'dimension', 384, 'max_positions', 512, 'revision', 'r', 'query_prefix', '', 'passage_prefix', '')) $$;
 CREATE ROLE dof_regress_hostile;
 SET ROLE dof_regress_hostile;
-SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/etc/passwd', 'pattern', '{}');
-SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/no/such/file.json', 'pattern', '{}');
-SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '../../../../etc/passwd', 'pattern', '{}');
+SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, pg_temp.with_tokenizer('/etc/passwd'), 'pattern', '{}');
+SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, pg_temp.with_tokenizer('/no/such/file.json'), 'pattern', '{}');
+SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, pg_temp.with_tokenizer('../../../../etc/passwd'), 'pattern', '{}');
 SELECT dof_probe_model_internal('x', '/etc/passwd', '/etc/passwd', 512);
 SELECT dof_register_model('x', '/etc/passwd', '/etc/passwd');
 -- inside the model folder works as before
-SELECT count(*) AS chunks FROM dof_chunk_internal('una frase', 100, 0, NULL, 'multilingual-e5-small/tokenizer.json', 'pattern', '{}');
+SELECT count(*) AS chunks FROM dof_chunk_internal('una frase', 100, 0, NULL, pg_temp.with_tokenizer('multilingual-e5-small/tokenizer.json'), 'pattern', '{}');
 RESET ROLE;
 DROP ROLE dof_regress_hostile;
 -- a superuser may name any file, but a file that is not a tokenizer is not quoted back
-SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, '/etc/passwd', 'pattern', '{}');
+SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, pg_temp.with_tokenizer('/etc/passwd'), 'pattern', '{}');
 -- the backend is still here
 SELECT count(*) AS still_chunks FROM dof_chunk('# Aviso\n\nTexto.');
 

@@ -98,11 +98,9 @@ impl Strategy for SemanticStrategy {
         }
         let mut groups = Vec::new();
         let mut start = 0;
-        for gap in 0..n - 1 {
-            if cut[gap] {
-                plan.bounded(start..gap + 1, &mut groups)?;
-                start = gap + 1;
-            }
+        for gap in cut.iter().enumerate().filter(|(_, cut)| **cut).map(|(gap, _)| gap) {
+            plan.bounded(start..gap + 1, &mut groups)?;
+            start = gap + 1;
         }
         plan.bounded(start..n, &mut groups)?;
         let groups = plan.merge_small(groups, settings.min_tokens)?;
