@@ -22,6 +22,8 @@ log "retrieval quality, chunking-evaluation and the Spanish DOF set: each leg, e
 bash bench/scripts/retrieval_quality.sh
 log "BM25's exact per-collection statistics: insert cost, triggers on vs off (hash embedder, so the model does not hide it)"
 bash bench/scripts/term_stats_cost.sh
+log "chunking strategies through SQL: MB/s and chunks/s per strategy; semantic with e5 cold vs cached vs a table cache"
+bash bench/scripts/chunkers.sh
 log "ingest path: 0.1.0's SQL chunk -> embed_late vs the one chunk-and-embed call, same library and documents"
 bash bench/scripts/ingest_paths.sh
 log "ingest and search at scale: ingest rates, index sizes, hybrid latency, recall@10 vs exact"

@@ -29,7 +29,7 @@ for tier in "${tiers[@]}"; do
         echo "NOTE: no shared corpora at $corpora: the corpus tests will say SKIPPED and check nothing"
       fi
       # release: tokenizer and corpus tests are ~20x slower in debug builds
-      PG_DOF_CORPORA="$corpora" PG_DOF_REQUIRE_MODEL=1 PG_DOF_HOME="$PG_DOF_HOME" cargo test --release -p dof_core -- --nocapture
+      PG_DOF_CORPORA="$corpora" PG_DOF_REQUIRE_MODEL=1 PG_DOF_HOME="$PG_DOF_HOME" cargo test --release -p dof_core -p dof_loader -- --nocapture
       ;;
     pgrx)
       log "tier 2: #[pg_test] in a temporary PostgreSQL 15 (as user postgres)"

@@ -1,0 +1,272 @@
+//! `dof load PATH... --collection NAME`: markdown and text files into pg_dof's
+//! `dof_documents`, batched (one multi-row insert and one transaction per batch), on
+//! `--jobs` connections at once (with inline triggers each connection chunks and embeds in
+//! its own backend), resumable (a file whose content hash the collection already holds is
+//! skipped, a changed one updated), with progress and a summary; exit status 1 when any
+//! file failed. `--dry-run` reads and classifies without connecting.
+
+mod connect;
+mod files;
+mod path_metadata;
+mod store;
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use clap::{Parser, Subcommand};
+use files::{Format, Read};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use path_metadata::PathMetadata;
+
+#[derive(Parser)]
+#[command(name = "dof", version, about = "pg_dof's command line")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Load files (folders are walked) into a collection
+    Load(LoadArgs),
+}
+
+#[derive(clap::Args)]
+struct LoadArgs {
+    /// Files or folders
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// The collection the documents go to (it must exist)
+    #[arg(long, default_value = "default")]
+    collection: String,
+    /// Connections writing at once (each batch is indexed by the backend that writes it)
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// Read, classify and count tokens; write nothing (no connection)
+    #[arg(long)]
+    dry_run: bool,
+    /// Path parts as metadata keys, e.g. '{year}/{month}/{date}/{edition}/{number}_*.md'
+    #[arg(long)]
+    path_metadata: Option<String>,
+    #[arg(long, value_enum, default_value = "auto")]
+    format: Format,
+    /// Documents per batch (a batch is one transaction)
+    #[arg(long, default_value_t = 50)]
+    batch_size: usize,
+    /// Files over this size fail (MiB)
+    #[arg(long, default_value_t = 64)]
+    max_file_mb: u64,
+    /// A libpq connection string; default: PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD
+    #[arg(long)]
+    connection: Option<String>,
+}
+
+/// What happened to each file.
+#[derive(Default)]
+struct Summary {
+    added: usize,
+    updated: usize,
+    unchanged: usize,
+    failed: Vec<(String, String)>,
+    bytes: usize,
+}
+
+fn main() {
+    let Cli { command: Command::Load(args) } = Cli::parse();
+    match load(&args) {
+        Ok(summary) if summary.failed.is_empty() => {}
+        Ok(_) => std::process::exit(1),
+        Err(message) => {
+            eprintln!("dof load: {message}");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn load(args: &LoadArgs) -> Result<Summary, String> {
+    if args.jobs == 0 || args.batch_size == 0 {
+        return Err("--jobs and --batch-size must be at least 1".into());
+    }
+    let path_metadata = args.path_metadata.as_deref().map(PathMetadata::parse).transpose()?;
+    let found = files::walk(&args.paths, args.format);
+    if args.dry_run {
+        return Ok(dry_run(args, found));
+    }
+    let config = connect::config(args.connection.as_deref())?;
+    let mut client = connect::connect(&config)?;
+    let existing = store::existing(&mut client, &args.collection)?;
+    eprintln!(
+        "dof load: {} files into collection {:?}, {}, {} job(s)",
+        found.len(),
+        args.collection,
+        connect::describe(&config),
+        args.jobs
+    );
+
+    let started = Instant::now();
+    let total_bytes: u64 = found.iter().map(|(f, _)| std::fs::metadata(&f.path).map_or(0, |m| m.len())).sum();
+    let progress = progress_bar(total_bytes);
+    let mut summary = Summary::default();
+    let (batches, batch_rx) = mpsc::sync_channel::<Vec<(store::Row, bool)>>(args.jobs * 2);
+    let batch_rx = std::sync::Arc::new(std::sync::Mutex::new(batch_rx));
+    let (results, result_rx) = mpsc::channel::<Result<(usize, usize), (Vec<String>, String)>>();
+    let writers: Vec<_> = (0..args.jobs)
+        .map(|_| {
+            let (batch_rx, results, config, collection) = (batch_rx.clone(), results.clone(), config.clone(), args.collection.clone());
+            std::thread::spawn(move || -> Result<(), String> {
+                let mut client = connect::connect(&config)?;
+                loop {
+                    let Ok(batch) = batch_rx.lock().expect("a writer panicked").recv() else { return Ok(()) };
+                    let updated = batch.iter().filter(|(_, is_update)| *is_update).count();
+                    let rows: Vec<store::Row> = batch.into_iter().map(|(row, _)| row).collect();
+                    let outcome = match store::write(&mut client, &collection, &rows) {
+                        Ok(()) => Ok((rows.len() - updated, updated)),
+                        Err(error) => Err((rows.into_iter().map(|r| r.source_id).collect(), error)),
+                    };
+                    let _ = results.send(outcome);
+                }
+            })
+        })
+        .collect();
+    drop(results);
+    // the writers hold the only receivers: if they all stop, a send fails instead of waiting
+    drop(batch_rx);
+
+    let mut batch: Vec<(store::Row, bool)> = Vec::new();
+    let mut batch_bytes = 0usize;
+    let mut last_line = Instant::now();
+    for (done, (file, problem)) in found.iter().enumerate() {
+        if let Some(problem) = problem {
+            summary.failed.push((file.source_id.clone(), problem.clone()));
+            continue;
+        }
+        match files::read(&file.path, args.max_file_mb * 1024 * 1024, args.format) {
+            Read::Failed(reason) => summary.failed.push((file.source_id.clone(), reason)),
+            Read::Ok { body, sha256, bytes } => {
+                summary.bytes += bytes;
+                progress.inc(bytes as u64);
+                let known = existing.get(&file.source_id);
+                if known.is_some_and(|hash| hash.as_deref() == Some(sha256.as_str())) {
+                    summary.unchanged += 1;
+                } else {
+                    let mut metadata = serde_json::Map::new();
+                    metadata.insert("path".into(), file.source_id.clone().into());
+                    metadata.insert("content_sha256".into(), sha256.into());
+                    if let Some(pattern) = &path_metadata {
+                        for (key, value) in pattern.captures(&file.source_id).unwrap_or_default() {
+                            metadata.insert(key, value.into());
+                        }
+                    }
+                    batch_bytes += body.len();
+                    batch.push((store::Row { source_id: file.source_id.clone(), body, metadata: metadata.into() }, known.is_some()));
+                    if (batch.len() >= args.batch_size || batch_bytes >= 16 << 20) && batches.send(std::mem::take(&mut batch)).is_err() {
+                        break; // every writer stopped: joining them below says why
+                    }
+                    batch_bytes = if batch.is_empty() { 0 } else { batch_bytes };
+                }
+            }
+        }
+        while let Ok(outcome) = result_rx.try_recv() {
+            tally(&mut summary, outcome);
+        }
+        progress.set_message(format!("{} files", done + 1));
+        if progress.is_hidden() && last_line.elapsed() > Duration::from_secs(10) {
+            eprintln!("dof load: {}/{} files, {:.1} MB", done + 1, found.len(), summary.bytes as f64 / 1e6);
+            last_line = Instant::now();
+        }
+    }
+    if !batch.is_empty() {
+        let _ = batches.send(batch); // a failure shows when the writers are joined
+    }
+    drop(batches);
+    for writer in writers {
+        writer.join().expect("a writer panicked")?;
+    }
+    while let Ok(outcome) = result_rx.try_recv() {
+        tally(&mut summary, outcome);
+    }
+    progress.finish_and_clear();
+    print_summary(&summary, started.elapsed());
+    Ok(summary)
+}
+
+fn tally(summary: &mut Summary, outcome: Result<(usize, usize), (Vec<String>, String)>) {
+    match outcome {
+        Ok((added, updated)) => {
+            summary.added += added;
+            summary.updated += updated;
+        }
+        Err((ids, error)) => summary.failed.extend(ids.into_iter().map(|id| (id, format!("batch not written: {error}")))),
+    }
+}
+
+fn progress_bar(total_bytes: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total_bytes), ProgressDrawTarget::stderr());
+    if !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg}, {bytes_per_sec}, ETA {eta}").expect("a valid template"),
+    );
+    bar
+}
+
+fn print_summary(summary: &Summary, elapsed: Duration) {
+    let seconds = elapsed.as_secs_f64().max(1e-9);
+    let written = summary.added + summary.updated;
+    println!("| added | updated | unchanged | failed | MB read | seconds | documents written/s | MB/s |");
+    println!("|---|---|---|---|---|---|---|---|");
+    println!(
+        "| {} | {} | {} | {} | {:.1} | {seconds:.1} | {:.1} | {:.2} |",
+        summary.added,
+        summary.updated,
+        summary.unchanged,
+        summary.failed.len(),
+        summary.bytes as f64 / 1e6,
+        written as f64 / seconds,
+        summary.bytes as f64 / 1e6 / seconds
+    );
+    for (source_id, reason) in &summary.failed {
+        println!("failed: {source_id}: {reason}");
+    }
+}
+
+/// Reads every file, classifies it and counts its tokens with the default model's
+/// tokenizer (when installed): the pattern distribution and token totals, nothing written.
+fn dry_run(args: &LoadArgs, found: Vec<(files::Found, Option<String>)>) -> Summary {
+    let tokenizer = dof_core::tokenize::ModelTokenizer::from_file(&dof_core::install::default_tokenizer()).ok();
+    let mut summary = Summary::default();
+    let mut patterns: BTreeMap<&'static str, (usize, usize, usize)> = BTreeMap::new();
+    for (file, problem) in found {
+        let read = match problem {
+            Some(problem) => Read::Failed(problem),
+            None => files::read(&file.path, args.max_file_mb * 1024 * 1024, args.format),
+        };
+        match read {
+            Read::Failed(reason) => summary.failed.push((file.source_id, reason)),
+            Read::Ok { body, bytes, .. } => {
+                let pattern = dof_core::classify::classify(&body, &dof_core::classify::Thresholds::default()).as_str();
+                let tokens = tokenizer.as_ref().and_then(|t| t.count(&body).ok()).unwrap_or(0);
+                let entry = patterns.entry(pattern).or_default();
+                *entry = (entry.0 + 1, entry.1 + bytes, entry.2 + tokens);
+                summary.added += 1;
+                summary.bytes += bytes;
+            }
+        }
+    }
+    let documents = summary.added.max(1);
+    println!("| pattern | documents | % | MB | tokens{} |", if tokenizer.is_some() { "" } else { " (no tokenizer installed)" });
+    println!("|---|---|---|---|---|");
+    for (pattern, (count, bytes, tokens)) in &patterns {
+        println!("| {pattern} | {count} | {:.1} | {:.2} | {tokens} |", 100.0 * *count as f64 / documents as f64, *bytes as f64 / 1e6);
+    }
+    let tokens: usize = patterns.values().map(|p| p.2).sum();
+    println!("| total | {} | 100 | {:.2} | {tokens} |", summary.added, summary.bytes as f64 / 1e6);
+    for (source_id, reason) in &summary.failed {
+        println!("failed: {source_id}: {reason}");
+    }
+    summary
+}

@@ -1,0 +1,50 @@
+//! Writing documents: one statement per batch (arrays unnested into a multi-row insert),
+//! one transaction per batch, so a load killed midway keeps every finished batch and a
+//! rerun skips them by their content hash (`metadata.content_sha256`). A changed file
+//! updates its row (the triggers re-index it); the unique (collection, source_id) key
+//! makes a duplicate impossible.
+
+use std::collections::HashMap;
+
+use postgres::Client;
+
+/// A document ready to be written.
+pub struct Row {
+    pub source_id: String,
+    pub body: String,
+    pub metadata: serde_json::Value,
+}
+
+/// source_id → content hash of the documents the collection holds (None: loaded some other
+/// way, without a hash: a rerun updates it once).
+pub fn existing(client: &mut Client, collection: &str) -> Result<HashMap<String, Option<String>>, String> {
+    let exists = client
+        .query_one("SELECT count(*) FROM dof_collections WHERE name = $1", &[&collection])
+        .map_err(|e| format!("reading dof_collections: {e} (is pg_dof installed in this database?)"))?;
+    if exists.get::<_, i64>(0) == 0 {
+        return Err(format!("collection {collection:?} does not exist: INSERT INTO dof_collections (name) VALUES ('{collection}') first"));
+    }
+    let rows = client
+        .query("SELECT source_id, metadata->>'content_sha256' FROM dof_documents WHERE collection = $1", &[&collection])
+        .map_err(|e| format!("reading dof_documents: {e}"))?;
+    Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// Inserts or updates `rows` in one transaction.
+pub fn write(client: &mut Client, collection: &str, rows: &[Row]) -> Result<(), String> {
+    let ids: Vec<&str> = rows.iter().map(|r| r.source_id.as_str()).collect();
+    let bodies: Vec<&str> = rows.iter().map(|r| r.body.as_str()).collect();
+    let metadata: Vec<String> = rows.iter().map(|r| r.metadata.to_string()).collect();
+    let mut transaction = client.transaction().map_err(|e| e.to_string())?;
+    transaction
+        .execute(
+            "INSERT INTO dof_documents (collection, source_id, body, metadata)
+             SELECT $1, s, b, m::jsonb FROM unnest($2::text[], $3::text[], $4::text[]) AS t(s, b, m)
+             ON CONFLICT (collection, source_id) DO UPDATE
+                SET body = EXCLUDED.body, metadata = dof_documents.metadata || EXCLUDED.metadata, updated_at = now()
+                WHERE dof_documents.metadata->>'content_sha256' IS DISTINCT FROM EXCLUDED.metadata->>'content_sha256'",
+            &[&collection, &ids, &bodies, &metadata],
+        )
+        .map_err(|e| e.as_db_error().map_or_else(|| e.to_string(), |db| format!("{} ({})", db.message(), db.code().code())))?;
+    transaction.commit().map_err(|e| e.to_string())
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Integration: the `dof load` command line against the local cluster. Loading the shared
+# corpora twice adds nothing the second time; a load killed with SIGKILL midway and rerun
+# completes the set with no duplicate and no gap; bad files (empty, not UTF-8, binary, over
+# the size limit, a broken link) are reported one by one with a reason while the rest
+# loads, and the exit status says something failed; a changed file is updated; the
+# password of a connection string is never printed. Deferred collections: no embedding.
+set -uo pipefail
+. "$(dirname "$0")/common.bash"
+. "$scripts/config.sh"
+corpora="${PG_DOF_CORPORA:-$scripts/../../shared/corpora}"
+if [ ! -d "$corpora/legalize-pe-sample" ]; then
+  echo "SKIPPED: no shared corpora at $corpora (set PG_DOF_CORPORA)"; exit 0
+fi
+cargo build --release -q -p dof_loader
+dof="$CARGO_TARGET_DIR/release/dof"
+export PG_DOF_DB=pg_dof_loader
+"$scripts/cluster.sh" fresh >/dev/null 2>&1
+export PGHOST="$("$scripts/cluster.sh" dir)" PGPORT="${PG_DOF_PORT:-5499}" PGUSER=postgres PGDATABASE=pg_dof_loader
+q -c "INSERT INTO dof_collections (name, model, deferred) VALUES ('carga', 'hash-384', true), ('carga_kill', 'hash-384', true), ('malos', 'hash-384', true)"
+pe="$corpora/legalize-pe-sample"
+files=$(find "$pe" \( -name '*.md' -o -name '*.markdown' -o -name '*.txt' \) -size +0 | wc -l)
+
+out=$("$dof" load "$pe" --collection carga --jobs 2 --batch-size 20 2>/dev/null); status=$?
+check "$status" "0" "the first load succeeds"
+check "$(echo "$out" | awk -F'|' 'NR == 3 {gsub(/ /, "", $2); print $2}')" "$files" "it adds every file ($files)"
+out=$("$dof" load "$pe" --collection carga 2>/dev/null)
+check "$(echo "$out" | awk -F'|' 'NR == 3 {gsub(/ /, "", $2); gsub(/ /, "", $3); gsub(/ /, "", $4); print $2 "/" $3 "/" $4}')" "0/0/$files" \
+  "the second load adds and updates nothing: every file unchanged"
+check "$(q -c "SELECT count(*) FROM dof_documents WHERE collection = 'carga'")" "$files" "one row per file"
+check "$(q -c "SELECT count(*) FROM dof_documents WHERE collection = 'carga' AND metadata->>'content_sha256' = encode(sha256(convert_to(body, 'UTF8')), 'hex')")" \
+  "$files" "every row's content hash is its body's"
+
+# killed midway: one document per transaction, SIGKILL once some are in, then a rerun
+"$dof" load "$pe" --collection carga_kill --batch-size 1 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do
+  n=$(q -c "SELECT count(*) FROM dof_documents WHERE collection = 'carga_kill'")
+  [ "$n" -ge 20 ] && break
+  sleep 0.05
+done
+kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+before=$(q -c "SELECT count(*) FROM dof_documents WHERE collection = 'carga_kill'")
+check "$([ "$before" -gt 0 ] && [ "$before" -lt "$files" ] && echo midway)" "midway" "the killed load stopped midway ($before of $files)"
+out=$("$dof" load "$pe" --collection carga_kill 2>/dev/null); status=$?
+check "$status" "0" "the rerun succeeds"
+check "$(echo "$out" | awk -F'|' 'NR == 3 {gsub(/ /, "", $2); gsub(/ /, "", $4); print $2 + $4}')" "$files" "the rerun adds the rest and skips what was in"
+check "$(q -c "SELECT count(*) || '/' || count(DISTINCT source_id) FROM dof_documents WHERE collection = 'carga_kill'")" "$files/$files" \
+  "no duplicate and no gap"
+check "$(q -c "SELECT count(*) FROM dof_documents a JOIN dof_documents b ON a.source_id = b.source_id AND b.collection = 'carga'
+               WHERE a.collection = 'carga_kill' AND a.body = b.body")" "$files" "every body complete"
+
+# bad files, one by one, while the good ones load
+bad="$(mktemp -d)"
+printf '# Aviso\n\nTexto válido.\n' > "$bad/bueno.md"
+: > "$bad/vacio.md"
+printf '# Aviso\n\n\xff\xfe roto\n' > "$bad/latin1.md"
+printf '# Aviso\n\x00\x01\x02' > "$bad/binario.md"
+head -c 2000000 /dev/zero | tr '\0' 'a' > "$bad/grande.md"
+ln -s "$bad/no-existe.md" "$bad/enlace.md"
+out=$("$dof" load "$bad" --collection malos --max-file-mb 1 2>/dev/null); status=$?
+check "$status" "1" "the exit status says something failed"
+check "$(q -c "SELECT string_agg(source_id, ',') FROM dof_documents WHERE collection = 'malos'")" "bueno.md" "the good file loads"
+check "$(echo "$out" | grep -c '^failed: ')" "5" "five failures listed"
+for pair in "vacio.md: empty file" "latin1.md: not UTF-8" "binario.md: holds NUL" "grande.md: 2000000 bytes, over the size limit" "enlace.md: cannot read"; do
+  check "$(echo "$out" | grep -c "^failed: $pair")" "1" "reason given: $pair"
+done
+
+# a changed file is updated; the password is never printed
+printf '# Aviso\n\nTexto corregido.\n' > "$bad/bueno.md"
+out=$("$dof" load "$bad/bueno.md" --collection malos --connection "host=$PGHOST port=$PGPORT user=postgres dbname=pg_dof_loader password=s3cr3t-pw" 2>&1)
+check "$(echo "$out" | awk -F'|' '/^\| [0-9]/ {gsub(/ /, "", $3); print $3}')" "1" "a changed file is updated"
+check "$(q -c "SELECT body LIKE '%corregido%' FROM dof_documents WHERE collection = 'malos'")" "t" "with its new text"
+check "$(echo "$out" | grep -c 's3cr3t')" "0" "the password is not printed"
+out=$("$dof" load "$bad" --collection no_existe 2>&1); status=$?
+check "$status:$(echo "$out" | grep -c 'collection "no_existe" does not exist')" "2:1" "an unknown collection is refused before reading"
+rm -rf "$bad"
+finish
