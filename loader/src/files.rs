@@ -6,9 +6,12 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::convert::{self, Part};
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
 pub enum Format {
-    /// By extension: .md and .markdown as markdown, .txt as text
+    /// By extension: .md and .markdown as markdown, .txt as text, .html and .htm as HTML,
+    /// .epub as EPUB
     Auto,
     Md,
     Txt,
@@ -24,9 +27,10 @@ pub struct Found {
     pub source_id: String,
 }
 
-/// A file read and checked: its text and content hash, or why it cannot be loaded.
+/// A file read, checked and converted: its documents (one, or an EPUB's spine items) and
+/// the file's content hash, or why it cannot be loaded.
 pub enum Read {
-    Ok { body: String, sha256: String, bytes: usize },
+    Ok { parts: Vec<Part>, sha256: String, bytes: usize },
     Failed(String),
 }
 
@@ -59,7 +63,7 @@ pub fn walk(roots: &[PathBuf], format: Format) -> Vec<(Found, Option<String>)> {
 fn takes(path: &Path, format: Format) -> bool {
     let extension = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
     match format {
-        Format::Auto => matches!(extension.as_str(), "md" | "markdown" | "txt"),
+        Format::Auto => matches!(extension.as_str(), "md" | "markdown" | "txt" | "html" | "htm" | "epub"),
         Format::Md => matches!(extension.as_str(), "md" | "markdown"),
         Format::Txt => extension == "txt",
         Format::Html => matches!(extension.as_str(), "html" | "htm"),
@@ -67,11 +71,8 @@ fn takes(path: &Path, format: Format) -> bool {
     }
 }
 
-/// Reads and checks one file.
+/// Reads, checks and converts one file.
 pub fn read(path: &Path, max_bytes: u64, format: Format) -> Read {
-    if matches!(format, Format::Html | Format::Epub) {
-        return Read::Failed(format!("{format:?} input is not supported yet: convert it to markdown first"));
-    }
     match std::fs::metadata(path) {
         Err(error) => return Read::Failed(format!("cannot read: {error}")),
         Ok(meta) if meta.len() > max_bytes => {
@@ -84,16 +85,38 @@ pub fn read(path: &Path, max_bytes: u64, format: Format) -> Read {
         Err(error) => return Read::Failed(format!("cannot read: {error}")),
     };
     let size = bytes.len();
-    let body = match String::from_utf8(bytes) {
-        Ok(body) => body,
+    let sha256 = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    let extension = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+    let kind = match format {
+        Format::Auto => match extension.as_str() {
+            "html" | "htm" => Format::Html,
+            "epub" => Format::Epub,
+            _ => Format::Md,
+        },
+        other => other,
+    };
+    if kind == Format::Epub {
+        return match convert::epub(&bytes) {
+            Ok(parts) => Read::Ok { parts, sha256, bytes: size },
+            Err(reason) => Read::Failed(reason),
+        };
+    }
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
         Err(error) => return Read::Failed(format!("not UTF-8 (invalid byte at offset {})", error.utf8_error().valid_up_to())),
     };
-    if body.trim().is_empty() {
-        return Read::Failed("empty file".into());
-    }
-    if body.contains('\0') {
+    if text.contains('\0') {
         return Read::Failed("holds NUL bytes (a binary file?)".into());
     }
-    let sha256 = Sha256::digest(body.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-    Read::Ok { body, sha256, bytes: size }
+    let markdown = match kind {
+        Format::Html => match convert::html(&text) {
+            Ok(markdown) => markdown,
+            Err(reason) => return Read::Failed(reason),
+        },
+        _ => text,
+    };
+    if markdown.trim().is_empty() {
+        return Read::Failed("empty file".into());
+    }
+    Read::Ok { parts: vec![Part { suffix: None, markdown, metadata: Vec::new() }], sha256, bytes: size }
 }

@@ -1,4 +1,4 @@
-//! `dof load PATH... --collection NAME`: markdown and text files into pg_dof's
+//! `dof load PATH... --collection NAME`: markdown, text, HTML and EPUB files into pg_dof's
 //! `dof_documents`, batched (one multi-row insert and one transaction per batch), on
 //! `--jobs` connections at once (with inline triggers each connection chunks and embeds in
 //! its own backend), resumable (a file whose content hash the collection already holds is
@@ -6,6 +6,7 @@
 //! file failed. `--dry-run` reads and classifies without connecting.
 
 mod connect;
+mod convert;
 mod files;
 mod path_metadata;
 mod store;
@@ -145,28 +146,32 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
         }
         match files::read(&file.path, args.max_file_mb * 1024 * 1024, args.format) {
             Read::Failed(reason) => summary.failed.push((file.source_id.clone(), reason)),
-            Read::Ok { body, sha256, bytes } => {
+            Read::Ok { parts, sha256, bytes } => {
                 summary.bytes += bytes;
                 progress.inc(bytes as u64);
-                let known = existing.get(&file.source_id);
-                if known.is_some_and(|hash| hash.as_deref() == Some(sha256.as_str())) {
-                    summary.unchanged += 1;
-                } else {
+                let captured = path_metadata.as_ref().and_then(|p| p.captures(&file.source_id)).unwrap_or_default();
+                for part in parts {
+                    let source_id = match &part.suffix {
+                        Some(suffix) => format!("{}#{suffix}", file.source_id),
+                        None => file.source_id.clone(),
+                    };
+                    let known = existing.get(&source_id);
+                    if known.is_some_and(|hash| hash.as_deref() == Some(sha256.as_str())) {
+                        summary.unchanged += 1;
+                        continue;
+                    }
                     let mut metadata = serde_json::Map::new();
                     metadata.insert("path".into(), file.source_id.clone().into());
-                    metadata.insert("content_sha256".into(), sha256.into());
-                    if let Some(pattern) = &path_metadata {
-                        for (key, value) in pattern.captures(&file.source_id).unwrap_or_default() {
-                            metadata.insert(key, value.into());
-                        }
-                    }
-                    batch_bytes += body.len();
-                    batch.push((store::Row { source_id: file.source_id.clone(), body, metadata: metadata.into() }, known.is_some()));
-                    if (batch.len() >= args.batch_size || batch_bytes >= 16 << 20) && batches.send(std::mem::take(&mut batch)).is_err() {
-                        break; // every writer stopped: joining them below says why
-                    }
-                    batch_bytes = if batch.is_empty() { 0 } else { batch_bytes };
+                    metadata.insert("content_sha256".into(), sha256.clone().into());
+                    metadata.extend(captured.iter().map(|(k, v)| (k.clone(), serde_json::Value::from(v.clone()))));
+                    metadata.extend(part.metadata);
+                    batch_bytes += part.markdown.len();
+                    batch.push((store::Row { source_id, body: part.markdown, metadata: metadata.into() }, known.is_some()));
                 }
+                if (batch.len() >= args.batch_size || batch_bytes >= 16 << 20) && batches.send(std::mem::take(&mut batch)).is_err() {
+                    break; // every writer stopped: joining them below says why
+                }
+                batch_bytes = if batch.is_empty() { 0 } else { batch_bytes };
             }
         }
         while let Ok(outcome) = result_rx.try_recv() {
@@ -247,13 +252,15 @@ fn dry_run(args: &LoadArgs, found: Vec<(files::Found, Option<String>)>) -> Summa
         };
         match read {
             Read::Failed(reason) => summary.failed.push((file.source_id, reason)),
-            Read::Ok { body, bytes, .. } => {
-                let pattern = dof_core::classify::classify(&body, &dof_core::classify::Thresholds::default()).as_str();
-                let tokens = tokenizer.as_ref().and_then(|t| t.count(&body).ok()).unwrap_or(0);
-                let entry = patterns.entry(pattern).or_default();
-                *entry = (entry.0 + 1, entry.1 + bytes, entry.2 + tokens);
-                summary.added += 1;
+            Read::Ok { parts, bytes, .. } => {
                 summary.bytes += bytes;
+                for part in parts {
+                    let pattern = dof_core::classify::classify(&part.markdown, &dof_core::classify::Thresholds::default()).as_str();
+                    let tokens = tokenizer.as_ref().and_then(|t| t.count(&part.markdown).ok()).unwrap_or(0);
+                    let entry = patterns.entry(pattern).or_default();
+                    *entry = (entry.0 + 1, entry.1 + part.markdown.len(), entry.2 + tokens);
+                    summary.added += 1;
+                }
             }
         }
     }

@@ -17,7 +17,7 @@ dof="$CARGO_TARGET_DIR/release/dof"
 export PG_DOF_DB=pg_dof_loader
 "$scripts/cluster.sh" fresh >/dev/null 2>&1
 export PGHOST="$("$scripts/cluster.sh" dir)" PGPORT="${PG_DOF_PORT:-5499}" PGUSER=postgres PGDATABASE=pg_dof_loader
-q -c "INSERT INTO dof_collections (name, model, deferred) VALUES ('carga', 'hash-384', true), ('carga_kill', 'hash-384', true), ('malos', 'hash-384', true)"
+q -c "INSERT INTO dof_collections (name, model, deferred) VALUES ('carga', 'hash-384', true), ('carga_kill', 'hash-384', true), ('malos', 'hash-384', true), ('libros', 'hash-384', true)"
 pe="$corpora/legalize-pe-sample"
 files=$(find "$pe" \( -name '*.md' -o -name '*.markdown' -o -name '*.txt' \) -size +0 | wc -l)
 
@@ -75,4 +75,30 @@ check "$(echo "$out" | grep -c 's3cr3t')" "0" "the password is not printed"
 out=$("$dof" load "$bad" --collection no_existe 2>&1); status=$?
 check "$status:$(echo "$out" | grep -c 'collection "no_existe" does not exist')" "2:1" "an unknown collection is refused before reading"
 rm -rf "$bad"
+
+# EPUB (one document per spine item, in reading order) and HTML (headings kept); a broken
+# EPUB fails alone
+books="$(mktemp -d)"
+python3 - "$books/ley.epub" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("mimetype", "application/epub+zip")
+    z.writestr("META-INF/container.xml", '<container xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OPS/book.opf"/></rootfiles></container>')
+    z.writestr("OPS/book.opf", '<package xmlns="http://www.idpf.org/2007/opf" xmlns:dc="http://purl.org/dc/elements/1.1/"><metadata><dc:title>Ley Federal de Prueba</dc:title></metadata>'
+               '<manifest><item id="a" href="a.xhtml" media-type="application/xhtml+xml"/><item id="b" href="b.xhtml" media-type="application/xhtml+xml"/></manifest>'
+               '<spine><itemref idref="b"/><itemref idref="a"/></spine></package>')
+    z.writestr("OPS/a.xhtml", "<html><body><h1>Capítulo Segundo</h1><p>De las obligaciones.</p></body></html>")
+    z.writestr("OPS/b.xhtml", "<html><body><h1>Capítulo Primero</h1><p>Disposiciones generales.</p></body></html>")
+PY
+printf '<html><body><nav>menú</nav><h1>Aviso</h1><h2>Primero</h2><p>Texto del aviso.</p></body></html>' > "$books/aviso.html"
+head -c 5000 /dev/urandom > "$books/roto.epub"
+out=$("$dof" load "$books" --collection libros 2>/dev/null); status=$?
+check "$status" "1" "a broken EPUB makes the exit status say so"
+check "$(echo "$out" | grep -c '^failed: roto.epub: not a readable EPUB')" "1" "and is reported with a reason"
+check "$(q -c "SELECT string_agg(source_id || '=' || coalesce(metadata->>'title', '-'), ',' ORDER BY source_id) FROM dof_documents WHERE collection = 'libros'")" \
+  "aviso.html=-,ley.epub#000-b.xhtml=Capítulo Primero,ley.epub#001-a.xhtml=Capítulo Segundo" "spine items in reading order with their titles, and the HTML page"
+check "$(q -c "SELECT body FROM dof_documents WHERE source_id = 'aviso.html'" | head -1)" "# Aviso" "HTML headings become markdown headings"
+check "$(q -c "SELECT count(*) FROM dof_documents WHERE collection = 'libros' AND (body LIKE '%menú%' OR metadata->>'publication' IS DISTINCT FROM CASE WHEN source_id LIKE 'ley%' THEN 'Ley Federal de Prueba' END)")" \
+  "0" "navigation left out; the book's title on its chapters"
+rm -rf "$books"
 finish

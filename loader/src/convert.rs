@@ -1,0 +1,223 @@
+//! HTML and EPUB to markdown. HTML: the page's text with its headings, lists and tables as
+//! markdown (`htmd`), navigation, scripts and styles left out. EPUB (seed 003 ingests EPUB
+//! chapters): the package document (`META-INF/container.xml` → the OPF) gives the title and
+//! the spine, the reading order; each spine item becomes one document, converted like HTML,
+//! with the book's title, the item's position and its first heading in the metadata. A
+//! broken archive or package is an error for that file alone.
+
+use std::io::Read as _;
+
+use quick_xml::events::Event;
+use quick_xml::Reader;
+
+/// One document out of a file: an id suffix (EPUB items), its markdown and metadata.
+#[derive(Debug)]
+pub struct Part {
+    pub suffix: Option<String>,
+    pub markdown: String,
+    pub metadata: Vec<(String, serde_json::Value)>,
+}
+
+pub fn html(html: &str) -> Result<String, String> {
+    let converter = htmd::HtmlToMarkdown::builder().skip_tags(vec!["script", "style", "nav", "head", "noscript", "template"]).build();
+    converter.convert(html).map_err(|e| format!("HTML not converted: {e}"))
+}
+
+/// The first markdown heading's text.
+fn first_heading(markdown: &str) -> Option<String> {
+    markdown
+        .lines()
+        .find_map(|line| line.strip_prefix('#').map(|rest| rest.trim_start_matches('#').trim().to_string()))
+        .filter(|t| !t.is_empty())
+}
+
+pub fn epub(bytes: &[u8]) -> Result<Vec<Part>, String> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| format!("not a readable EPUB (zip): {e}"))?;
+    let container = entry(&mut archive, "META-INF/container.xml")?;
+    let opf_path = attribute_of(&container, b"rootfile", b"full-path")?.ok_or("container.xml names no package document (rootfile)")?;
+    let opf = entry(&mut archive, &opf_path)?;
+    let base = opf_path.rsplit_once('/').map_or(String::new(), |(dir, _)| format!("{dir}/"));
+    let (title, manifest, spine) = package(&opf)?;
+    let mut parts = Vec::new();
+    for (position, idref) in spine.iter().enumerate() {
+        let Some((href, media_type)) = manifest.iter().find(|(id, _, _)| id == idref).map(|(_, h, m)| (h, m)) else {
+            return Err(format!("spine item {idref:?} is not in the manifest"));
+        };
+        if !media_type.contains("html") {
+            continue;
+        }
+        let xhtml = entry(&mut archive, &format!("{base}{}", percent_decoded(href)))?;
+        let markdown = html(&xhtml)?;
+        if markdown.trim().is_empty() {
+            continue; // a cover image or a blank page
+        }
+        let mut metadata =
+            vec![("spine_index".to_string(), serde_json::Value::from(position)), ("epub_href".to_string(), href.clone().into())];
+        if let Some(title) = &title {
+            metadata.push(("publication".into(), title.clone().into()));
+        }
+        if let Some(heading) = first_heading(&markdown) {
+            metadata.push(("title".into(), heading.into()));
+        }
+        parts.push(Part { suffix: Some(format!("{position:03}-{href}")), markdown, metadata });
+    }
+    if parts.is_empty() {
+        return Err("the EPUB's spine holds no text".into());
+    }
+    Ok(parts)
+}
+
+fn entry(archive: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>, name: &str) -> Result<String, String> {
+    let mut file = archive.by_name(name).map_err(|e| format!("EPUB entry {name:?}: {e}"))?;
+    let mut text = String::new();
+    file.read_to_string(&mut text).map_err(|e| format!("EPUB entry {name:?}: {e}"))?;
+    Ok(text)
+}
+
+/// The value of `attribute` on the first `element` (local names, any namespace).
+fn attribute_of(xml: &str, element: &[u8], attribute: &[u8]) -> Result<Option<String>, String> {
+    let mut reader = Reader::from_str(xml);
+    loop {
+        match reader.read_event().map_err(|e| format!("container.xml: {e}"))? {
+            Event::Start(e) | Event::Empty(e) if e.local_name().as_ref() == element => {
+                for attr in e.attributes().flatten() {
+                    if attr.key.local_name().as_ref() == attribute {
+                        return Ok(Some(String::from_utf8_lossy(&attr.value).into_owned()));
+                    }
+                }
+            }
+            Event::Eof => return Ok(None),
+            _ => {}
+        }
+    }
+}
+
+type Manifest = Vec<(String, String, String)>; // id, href, media-type
+
+/// The package document's title, manifest and spine (itemrefs in reading order).
+fn package(opf: &str) -> Result<(Option<String>, Manifest, Vec<String>), String> {
+    let mut reader = Reader::from_str(opf);
+    let (mut title, mut manifest, mut spine) = (None, Vec::new(), Vec::new());
+    let mut in_title = false;
+    loop {
+        match reader.read_event().map_err(|e| format!("package document: {e}"))? {
+            Event::Start(e) if e.local_name().as_ref() == b"title" && title.is_none() => in_title = true,
+            Event::Text(t) if in_title => {
+                title = Some(t.decode().map_err(|e| format!("package document: {e}"))?.trim().to_string());
+                in_title = false;
+            }
+            Event::End(e) if e.local_name().as_ref() == b"title" => in_title = false,
+            Event::Start(e) | Event::Empty(e) => {
+                let attrs: Vec<(Vec<u8>, String)> = e
+                    .attributes()
+                    .flatten()
+                    .map(|a| (a.key.local_name().as_ref().to_vec(), String::from_utf8_lossy(&a.value).into_owned()))
+                    .collect();
+                let get = |name: &[u8]| attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+                match e.local_name().as_ref() {
+                    b"item" => {
+                        if let (Some(id), Some(href)) = (get(b"id"), get(b"href")) {
+                            manifest.push((id, href, get(b"media-type").unwrap_or_default()));
+                        }
+                    }
+                    b"itemref" => spine.extend(get(b"idref")),
+                    _ => {}
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    if spine.is_empty() {
+        return Err("the package document has no spine".into());
+    }
+    Ok((title, manifest, spine))
+}
+
+/// `%20` and friends in a manifest href, as zip entry names hold them decoded.
+fn percent_decoded(href: &str) -> String {
+    let bytes = href.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(byte) = u8::from_str_radix(&href[i + 1..i + 3], 16) {
+                out.push(byte);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn epub_bytes(chapters: &[(&str, &str)]) -> Vec<u8> {
+        let mut buffer = std::io::Cursor::new(Vec::new());
+        let mut zip = zip::ZipWriter::new(&mut buffer);
+        let options = zip::write::SimpleFileOptions::default();
+        zip.start_file("mimetype", options).unwrap();
+        zip.write_all(b"application/epub+zip").unwrap();
+        zip.start_file("META-INF/container.xml", options).unwrap();
+        zip.write_all(br#"<?xml version="1.0"?><container xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>"#).unwrap();
+        let items: String = chapters
+            .iter()
+            .enumerate()
+            .map(|(i, (href, _))| format!(r#"<item id="c{i}" href="{href}" media-type="application/xhtml+xml"/>"#))
+            .collect();
+        // the spine reverses the manifest: reading order is the spine's
+        let spine: String = (0..chapters.len()).rev().map(|i| format!(r#"<itemref idref="c{i}"/>"#)).collect();
+        zip.start_file("OEBPS/content.opf", options).unwrap();
+        write!(zip, r#"<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" xmlns:dc="http://purl.org/dc/elements/1.1/"><metadata><dc:title>Ley de Prueba</dc:title></metadata><manifest>{items}</manifest><spine>{spine}</spine></package>"#).unwrap();
+        for (href, body) in chapters {
+            zip.start_file(format!("OEBPS/{href}"), options).unwrap();
+            zip.write_all(body.as_bytes()).unwrap();
+        }
+        zip.finish().unwrap();
+        buffer.into_inner()
+    }
+
+    #[test]
+    fn epub_items_in_spine_order_with_their_titles() {
+        let bytes = epub_bytes(&[
+            ("uno.xhtml", "<html><body><h1>Capítulo I</h1><p>Primer artículo.</p></body></html>"),
+            ("dos.xhtml", "<html><body><h2>Capítulo II</h2><p>Segundo <b>artículo</b>.</p><ul><li>a</li></ul></body></html>"),
+        ]);
+        let parts = epub(&bytes).unwrap();
+        assert_eq!(parts.len(), 2);
+        assert!(parts[0].markdown.starts_with("## Capítulo II"), "{}", parts[0].markdown);
+        assert!(parts[0].markdown.contains("**artículo**"));
+        assert_eq!(parts[0].suffix.as_deref(), Some("000-dos.xhtml"));
+        let meta: Vec<(&str, String)> = parts[1].metadata.iter().map(|(k, v)| (k.as_str(), v.to_string())).collect();
+        assert!(
+            meta.contains(&("publication", "\"Ley de Prueba\"".into())) && meta.contains(&("title", "\"Capítulo I\"".into())),
+            "{meta:?}"
+        );
+    }
+
+    #[test]
+    fn a_broken_archive_is_an_error() {
+        assert!(epub(b"PK\x03\x04 not really").unwrap_err().contains("not a readable EPUB"));
+        let truncated = &epub_bytes(&[("uno.xhtml", "<p>x</p>")])[..100];
+        assert!(epub(truncated).is_err());
+    }
+
+    #[test]
+    fn html_keeps_headings_and_drops_scripts() {
+        let markdown =
+            html("<html><head><title>t</title><script>x()</script></head><body><nav>menú</nav><h1>Aviso</h1><p>Texto.</p></body></html>")
+                .unwrap();
+        assert!(
+            markdown.starts_with("# Aviso") && markdown.contains("Texto.") && !markdown.contains("x()") && !markdown.contains("menú"),
+            "{markdown}"
+        );
+        assert_eq!(percent_decoded("cap%C3%ADtulo%201.xhtml"), "capítulo 1.xhtml");
+    }
+}
