@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's own PostgreSQL 15 cluster: never the system one.
-#   cluster.sh start | stop | clean | status | psql [psql args...] | dir | fresh
+#   cluster.sh start | stop | restart | clean | status | psql [psql args...] | dir | fresh
 #   (fresh: drops and recreates database $PG_DOF_DB with pg_dof installed)
 # Data, socket and log live in one directory owned by the postgres user (PostgreSQL
 # refuses to run as root): .run/ in the checkout when postgres can reach it, otherwise a
@@ -40,12 +40,16 @@ case "${1:-status}" in
       echo "cluster already running ($RUN, port $PORT)"
     else
       as_postgres "$PG_BIN/pg_ctl" -D "$DATA" -l "$RUN/postgresql.log" -w \
-        -o "-p $PORT -k $RUN -c listen_addresses='' -c shared_buffers=1GB" start >/dev/null
+        -o "-p $PORT -k $RUN -c listen_addresses='' -c shared_buffers=1GB -c shared_preload_libraries=pg_dof -c pg_dof.queue_database=pg_dof" start >/dev/null
       echo "cluster started ($RUN, port $PORT)"
     fi
     as_postgres "$PG_BIN/psql" -X -h "$RUN" -p "$PORT" -U postgres -d postgres -Atq \
       -c "SELECT 1 FROM pg_database WHERE datname = '$DB'" | grep -q 1 \
       || as_postgres "$PG_BIN/createdb" -h "$RUN" -p "$PORT" -U postgres "$DB"
+    ;;
+  restart)
+    "$0" stop >/dev/null
+    exec "$0" start
     ;;
   stop)
     if running; then as_postgres "$PG_BIN/pg_ctl" -D "$DATA" -m fast -w stop >/dev/null; echo "cluster stopped"; else echo "cluster not running"; fi
@@ -66,10 +70,11 @@ case "${1:-status}" in
     echo "$RUN"
     ;;
   fresh)
-    PG_DOF_DB=postgres "$0" psql -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+    # FORCE: a queue worker may be connected to it
+    PG_DOF_DB=postgres "$0" psql -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB"
     "$0" psql -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning; CREATE EXTENSION pg_dof CASCADE"
     ;;
   *)
-    echo "usage: $0 start|stop|clean|status|psql [args]|dir|fresh" >&2; exit 2
+    echo "usage: $0 start|stop|restart|clean|status|psql [args]|dir|fresh" >&2; exit 2
     ;;
 esac

@@ -9,4 +9,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 cargo pgrx install --release --pg-config "$PG_CONFIG" >/dev/null
 install -m 644 sql/releases/pg_dof--*.sql sql/releases/pg_dof--*.control "$("$PG_CONFIG" --sharedir)/extension/"
+# the project's cluster preloads pg_dof (queue workers): its postmaster holds the old
+# library, and every backend it forks would run it, so a running cluster restarts
+if "$here/cluster.sh" status | grep -q '^running'; then "$here/cluster.sh" restart >/dev/null; fi
 echo "pg_dof $(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1) installed into $("$PG_CONFIG" --pkglibdir)"

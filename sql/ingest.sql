@@ -209,17 +209,61 @@ BEGIN
 END
 $$;
 
+-- One batch of the deferred queue, in the caller's transaction: up to batch_size queued
+-- documents (then failed ones with fewer than max_attempts attempts, each after a pause
+-- that doubles per attempt) claimed with FOR UPDATE SKIP LOCKED — rows another drain has
+-- claimed in its open batch are passed over, so any number of sessions and background
+-- workers drain the queue without indexing a document twice (a row another drain has
+-- meanwhile finished no longer matches when locked); each failure is recorded.
+CREATE FUNCTION dof_process_queue_batch(batch_size integer DEFAULT 10, max_attempts integer DEFAULT 1,
+                                        OUT claimed integer, OUT done integer, OUT failed integer)
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    ids bigint[];
+    id bigint;
+BEGIN
+    claimed := 0; done := 0; failed := 0;
+    IF batch_size IS NULL OR batch_size < 1 OR max_attempts IS NULL OR max_attempts < 1 THEN
+        RAISE EXCEPTION 'batch_size and max_attempts must be at least 1 (got %, %)',
+                        coalesce(batch_size::text, 'NULL'), coalesce(max_attempts::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    ids := ARRAY(SELECT document_id FROM @extschema@.dof_queue WHERE status = 'queued'
+                 ORDER BY queued_at, document_id LIMIT batch_size FOR UPDATE SKIP LOCKED);
+    IF cardinality(ids) < batch_size AND max_attempts > 1 THEN
+        ids := ids || ARRAY(SELECT document_id FROM @extschema@.dof_queue
+                            WHERE status = 'failed' AND attempts < max_attempts
+                              AND processed_at < now() - make_interval(secs => 10 * 2 ^ (attempts - 1))
+                            ORDER BY processed_at, document_id LIMIT batch_size - cardinality(ids) FOR UPDATE SKIP LOCKED);
+    END IF;
+    FOREACH id IN ARRAY ids LOOP
+        claimed := claimed + 1;
+        BEGIN
+            PERFORM @extschema@.dof_index_document(id);
+            UPDATE @extschema@.dof_queue SET status = 'done', error = NULL, attempts = attempts + 1, processed_at = now()
+            WHERE document_id = id;
+            done := done + 1;
+        EXCEPTION WHEN query_canceled THEN
+            RAISE;
+        WHEN OTHERS THEN
+            UPDATE @extschema@.dof_queue SET status = 'failed', error = SQLERRM, attempts = attempts + 1, processed_at = now()
+            WHERE document_id = id;
+            failed := failed + 1;
+        END;
+    END LOOP;
+END
+$$;
+
 -- Processes queued documents, committing after each batch; a failing document is marked
 -- failed with its error and the next one goes on. CALL it outside a transaction block.
 -- (Procedures that COMMIT cannot have a SET clause, so names are schema-qualified.)
 CREATE PROCEDURE dof_process_queue(batch_size integer DEFAULT 10, max_batches integer DEFAULT NULL)
     LANGUAGE plpgsql AS $$
 DECLARE
-    item record;
+    batch record;
     batches integer := 0;
     done integer := 0;
     failed integer := 0;
-    claimed integer;
     remaining bigint;
 BEGIN
     IF batch_size IS NULL OR batch_size < 1 OR max_batches < 0 THEN
@@ -229,27 +273,10 @@ BEGIN
     END IF;
     LOOP
         EXIT WHEN max_batches IS NOT NULL AND batches >= max_batches;
-        claimed := 0;
-        -- SKIP LOCKED: rows another drain has claimed in its open batch are passed over, so
-        -- any number of sessions drain the queue without indexing a document twice; a row
-        -- that drain has meanwhile finished no longer matches status = 'queued' when locked
-        FOR item IN SELECT document_id FROM @extschema@.dof_queue WHERE status = 'queued'
-                    ORDER BY queued_at, document_id LIMIT batch_size FOR UPDATE SKIP LOCKED LOOP
-            claimed := claimed + 1;
-            BEGIN
-                PERFORM @extschema@.dof_index_document(item.document_id);
-                UPDATE @extschema@.dof_queue SET status = 'done', error = NULL, attempts = attempts + 1, processed_at = now()
-                WHERE document_id = item.document_id;
-                done := done + 1;
-            EXCEPTION WHEN query_canceled THEN
-                RAISE;
-            WHEN OTHERS THEN
-                UPDATE @extschema@.dof_queue SET status = 'failed', error = SQLERRM, attempts = attempts + 1, processed_at = now()
-                WHERE document_id = item.document_id;
-                failed := failed + 1;
-            END;
-        END LOOP;
-        EXIT WHEN claimed = 0;  -- nothing queued, or everything left is claimed by other drains
+        SELECT * INTO batch FROM @extschema@.dof_process_queue_batch(batch_size);
+        EXIT WHEN batch.claimed = 0;  -- nothing queued, or everything left is claimed by other drains
+        done := done + batch.done;
+        failed := failed + batch.failed;
         batches := batches + 1;
         COMMIT;
         SELECT count(*) INTO remaining FROM @extschema@.dof_queue WHERE status = 'queued';
@@ -263,13 +290,24 @@ END
 $$;
 
 -- Queues every document of a collection (all when NULL) for re-indexing, e.g. after
--- changing its model or chunking settings, then processes the queue batch by batch.
+-- changing its model or chunking settings: the background workers (or a CALL of
+-- dof_process_queue) take it from there.
+CREATE FUNCTION dof_requeue(collection_name text DEFAULT NULL) RETURNS bigint
+    LANGUAGE sql SET search_path FROM CURRENT
+BEGIN ATOMIC
+    WITH queued AS (
+        INSERT INTO dof_queue (document_id)
+        SELECT id FROM dof_documents WHERE collection_name IS NULL OR collection = collection_name
+        ON CONFLICT (document_id) DO UPDATE SET status = 'queued', error = NULL, attempts = 0, queued_at = now(), processed_at = NULL
+        RETURNING 1)
+    SELECT count(*) FROM queued;
+END;
+
+-- dof_requeue, then the queue processed batch by batch in this session.
 CREATE PROCEDURE dof_backfill(collection_name text DEFAULT NULL, batch_size integer DEFAULT 10)
     LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO @extschema@.dof_queue (document_id)
-    SELECT id FROM @extschema@.dof_documents WHERE collection_name IS NULL OR collection = collection_name
-    ON CONFLICT (document_id) DO UPDATE SET status = 'queued', error = NULL, queued_at = now(), processed_at = NULL;
+    PERFORM @extschema@.dof_requeue(collection_name);
     COMMIT;
     CALL @extschema@.dof_process_queue(batch_size);
 END
@@ -281,6 +319,8 @@ COMMENT ON FUNCTION dof_restoring() IS 'True while check_function_bodies is off,
 COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document (a restored one keeps its stored pattern)';
 COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection (not during a restore: see dof_restoring)';
 COMMENT ON PROCEDURE dof_process_queue(integer, integer) IS 'Indexes queued documents in batches, committing after each and reporting progress; failures are recorded and skipped';
+COMMENT ON FUNCTION dof_process_queue_batch(integer, integer) IS 'One batch of the deferred queue in the caller''s transaction (what dof_process_queue and the background workers run): claims up to batch_size queued documents, then failed ones under max_attempts after a pause that doubles per attempt, with FOR UPDATE SKIP LOCKED, and indexes them';
+COMMENT ON FUNCTION dof_requeue(text) IS 'Queues every document of a collection (all when NULL) for re-indexing and returns how many: the background workers, or CALL dof_process_queue(), index them (dof_queue_progress shows how far)';
 COMMENT ON PROCEDURE dof_backfill(text, integer) IS 'Queues and re-indexes every document of a collection (or all)';
 COMMENT ON FUNCTION dof_chunker_version() IS 'Version of the chunking rules; stored on every chunk so re-chunking can target older ones';
 COMMENT ON FUNCTION dof_chunk_embed_internal(text, text, dof_collections, dof_models) IS 'Internal: chunks a document by its collection''s strategy and embeds the chunks with the model (one call); dof_index_document stores the rows';

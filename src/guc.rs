@@ -30,6 +30,12 @@ static INTRA_OP_THREADS: GucSetting<i32> = GucSetting::<i32>::new(0);
 static ALLOW_DROP: GucSetting<bool> = GucSetting::<bool>::new(false);
 static MODEL_CACHE_SIZE: GucSetting<i32> = GucSetting::<i32>::new(2);
 static SENTENCE_CACHE_SIZE: GucSetting<i32> = GucSetting::<i32>::new(20_000);
+static QUEUE_WORKERS: GucSetting<i32> = GucSetting::<i32>::new(-1);
+static QUEUE_WORKER_THREADS: GucSetting<i32> = GucSetting::<i32>::new(0);
+static QUEUE_DATABASE: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(c"postgres"));
+static QUEUE_NAPTIME_MS: GucSetting<i32> = GucSetting::<i32>::new(1000);
+static QUEUE_BATCH_SIZE: GucSetting<i32> = GucSetting::<i32>::new(4);
+static QUEUE_MAX_ATTEMPTS: GucSetting<i32> = GucSetting::<i32>::new(3);
 
 pub fn init() {
     GucRegistry::define_string_guc(
@@ -86,6 +92,64 @@ pub fn init() {
         GucContext::Userset,
         GucFlags::default(),
     );
+    GucRegistry::define_int_guc(
+        c"pg_dof.queue_workers",
+        c"Background workers draining the deferred queue (-1: the cores divided by pg_dof.queue_worker_threads, or by 4; 0: none).",
+        c"Registered at server start when pg_dof is in shared_preload_libraries.",
+        &QUEUE_WORKERS,
+        -1,
+        64,
+        GucContext::Postmaster,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"pg_dof.queue_worker_threads",
+        c"ONNX Runtime threads of each queue worker (0: the cores divided among the workers).",
+        c"Workers times threads should not exceed the cores: embedding is the whole cost.",
+        &QUEUE_WORKER_THREADS,
+        0,
+        64,
+        GucContext::Sighup,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"pg_dof.queue_database",
+        c"The database whose deferred queue the background workers drain.",
+        c"A change (reload) restarts the workers in the new database.",
+        &QUEUE_DATABASE,
+        GucContext::Sighup,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"pg_dof.queue_naptime",
+        c"How long an idle queue worker sleeps before looking again (milliseconds).",
+        c"",
+        &QUEUE_NAPTIME_MS,
+        10,
+        3_600_000,
+        GucContext::Sighup,
+        GucFlags::UNIT_MS,
+    );
+    GucRegistry::define_int_guc(
+        c"pg_dof.queue_batch_size",
+        c"Documents a queue worker indexes per transaction.",
+        c"Small batches stop sooner on shutdown and lose less on a crash.",
+        &QUEUE_BATCH_SIZE,
+        1,
+        10_000,
+        GucContext::Sighup,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"pg_dof.queue_max_attempts",
+        c"Times a queue worker tries a document before leaving it failed.",
+        c"A failed document is retried after a pause that doubles with each attempt (10 s, 20 s, ...).",
+        &QUEUE_MAX_ATTEMPTS,
+        1,
+        100,
+        GucContext::Sighup,
+        GucFlags::default(),
+    );
     GucRegistry::define_bool_guc(
         c"pg_dof.allow_drop",
         c"Lets DROP EXTENSION pg_dof (and drops that cascade to it) delete stored documents.",
@@ -119,6 +183,47 @@ pub fn intra_op_threads() -> usize {
 
 pub fn model_cache_size() -> std::num::NonZeroUsize {
     usize::try_from(MODEL_CACHE_SIZE.get()).ok().and_then(std::num::NonZeroUsize::new).unwrap_or(std::num::NonZeroUsize::MIN)
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Queue workers to register: the setting, or (-1) as many as the cores allow at
+/// `pg_dof.queue_worker_threads` each, 4 when that is 0 (ONNX Runtime's intra-op threads
+/// stop paying off beyond about 4 for e5-small); at least one.
+pub fn queue_workers() -> usize {
+    match QUEUE_WORKERS.get() {
+        n if n >= 0 => n as usize,
+        _ => match QUEUE_WORKER_THREADS.get() {
+            0 => (cores() / MAX_AUTO_THREADS).max(1),
+            threads => (cores() / threads as usize).max(1),
+        },
+    }
+}
+
+/// ONNX Runtime threads per queue worker: the setting, or the cores shared among them.
+pub fn queue_worker_threads() -> usize {
+    match QUEUE_WORKER_THREADS.get() {
+        0 => (cores() / queue_workers().max(1)).max(1),
+        n => n as usize,
+    }
+}
+
+pub fn queue_database() -> String {
+    string_setting(&QUEUE_DATABASE)
+}
+
+pub fn queue_naptime() -> std::time::Duration {
+    std::time::Duration::from_millis(QUEUE_NAPTIME_MS.get().max(10) as u64)
+}
+
+pub fn queue_batch_size() -> i32 {
+    QUEUE_BATCH_SIZE.get()
+}
+
+pub fn queue_max_attempts() -> i32 {
+    QUEUE_MAX_ATTEMPTS.get()
 }
 
 /// `None` when the sentence cache is off.

@@ -5,6 +5,7 @@
 mod api;
 mod backend_models;
 mod guc;
+mod queue_workers;
 mod sentence_cache;
 
 ::pgrx::pg_module_magic!(name, version);
@@ -14,6 +15,7 @@ pub extern "C-unwind" fn _PG_init() {
     // Settings only: ONNX Runtime is never started here (the postmaster would fork with
     // live threads); each backend loads it on first use.
     guc::init();
+    queue_workers::register();
 }
 
 #[cfg(test)]

@@ -1,0 +1,100 @@
+//! Background workers that drain the deferred queue by themselves (`pg_dof.queue_workers`,
+//! registered when pg_dof is in `shared_preload_libraries`). Each connects to
+//! `pg_dof.queue_database`, and in a loop runs one batch per transaction through
+//! `dof_process_queue_batch` (claims with `FOR UPDATE SKIP LOCKED`, so workers and manual
+//! `CALL dof_process_queue()`s never take the same document), retrying a failed document
+//! until `pg_dof.queue_max_attempts`; when the queue is empty it folds the BM25 statistics
+//! deltas and sleeps `pg_dof.queue_naptime`, waking early on a signal.
+//!
+//! Stopping: SIGTERM (shutdown, `pg_terminate_backend`) is seen between batches, and a
+//! batch is one transaction, so a worker stopped or killed (even `kill -9`, which makes
+//! the postmaster reinitialise) leaves no document half indexed: its batch rolls back and
+//! is claimed again. A changed `pg_dof.queue_database` (SIGHUP) makes the workers exit
+//! and the postmaster start them again, connected to the new database.
+
+use std::time::Duration;
+
+use pgrx::bgworkers::{BackgroundWorker, BackgroundWorkerBuilder, SignalWakeFlags};
+use pgrx::prelude::*;
+
+use crate::guc;
+
+/// Registers the workers; called from `_PG_init` while shared_preload_libraries loads.
+pub fn register() {
+    // SAFETY: a plain read of a postmaster global, in the postmaster's main thread
+    if !unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
+        return;
+    }
+    for index in 0..guc::queue_workers() {
+        BackgroundWorkerBuilder::new(&format!("pg_dof queue worker {index}"))
+            .set_type("pg_dof queue worker")
+            .set_library("pg_dof")
+            .set_function("dof_queue_worker_main")
+            .enable_spi_access()
+            .set_restart_time(Some(Duration::from_secs(5)))
+            .load();
+    }
+}
+
+#[pg_guard]
+#[no_mangle]
+pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
+    BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP | SignalWakeFlags::SIGTERM);
+    let database = guc::queue_database();
+    BackgroundWorker::connect_worker_to_spi(Some(&database), None);
+    let threads = guc::queue_worker_threads();
+    BackgroundWorker::transaction(|| Spi::run(&format!("SET pg_dof.intra_op_threads = {threads}")))
+        .unwrap_or_else(|e| panic!("pg_dof queue worker: {e}"));
+    log!("pg_dof queue worker: serving database \"{database}\" with {threads} model thread(s)");
+    let mut indexed_since_compaction = 0i64;
+    loop {
+        if BackgroundWorker::sigterm_received() {
+            break;
+        }
+        if BackgroundWorker::sighup_received() {
+            // SAFETY: the documented way for a background worker to re-read its settings
+            unsafe { pg_sys::ProcessConfigFile(pg_sys::GucContext::PGC_SIGHUP) };
+            if guc::queue_database() != database {
+                log!("pg_dof queue worker: pg_dof.queue_database changed; restarting");
+                // SAFETY: exit status 1 asks the postmaster to start the worker again
+                unsafe { pg_sys::proc_exit(1) };
+            }
+        }
+        let claimed = BackgroundWorker::transaction(run_batch);
+        if claimed > 0 {
+            indexed_since_compaction += claimed;
+            continue;
+        }
+        if indexed_since_compaction > 0 {
+            BackgroundWorker::transaction(compact);
+            indexed_since_compaction = 0;
+        }
+        if !BackgroundWorker::wait_latch(Some(guc::queue_naptime())) {
+            break;
+        }
+    }
+    log!("pg_dof queue worker: stopping");
+}
+
+/// The schema pg_dof is installed in, quoted; `None` when it is not installed here.
+fn schema() -> Option<String> {
+    Spi::get_one::<String>("SELECT n.nspname::text FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_dof'")
+        .ok()
+        .flatten()
+        .map(pgrx::spi::quote_identifier)
+}
+
+/// One batch; the number of documents claimed (0: nothing to do, or pg_dof not installed).
+fn run_batch() -> i64 {
+    let Some(schema) = schema() else { return 0 };
+    let query =
+        format!("SELECT claimed::bigint FROM {schema}.dof_process_queue_batch({}, {})", guc::queue_batch_size(), guc::queue_max_attempts());
+    Spi::get_one::<i64>(&query).unwrap_or_else(|e| panic!("pg_dof queue worker: {e}")).unwrap_or(0)
+}
+
+fn compact() {
+    if let Some(schema) = schema() {
+        Spi::run(&format!("ANALYZE {schema}.dof_chunks; SELECT {schema}.dof_compact_stats()"))
+            .unwrap_or_else(|e| panic!("pg_dof queue worker: {e}"));
+    }
+}

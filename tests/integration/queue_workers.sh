@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Integration: the background queue workers (pg_dof preloaded; the project's cluster runs
+# them for database pg_dof_workers during this test). With two workers and a manual CALL
+# draining at once, every deferred document is indexed exactly once and none is left (index
+# calls counted per document by a statement trigger); a worker killed with SIGKILL in the
+# middle of a batch leaves nothing half indexed (the server reinitialises, the batch rolls
+# back) and the queue resumes; a failing document is retried up to pg_dof.queue_max_attempts
+# and then left failed; dof_requeue hands a collection to the workers.
+set -uo pipefail
+. "$(dirname "$0")/common.bash"
+export PG_DOF_DB=pg_dof_workers
+"$scripts/cluster.sh" fresh >/dev/null 2>&1
+settings() { PG_DOF_DB=postgres q -c "ALTER SYSTEM SET pg_dof.queue_database = '$1'" -c "ALTER SYSTEM SET pg_dof.queue_naptime = '200ms'" -c "SELECT pg_reload_conf()" >/dev/null; }
+workers() { PG_DOF_DB=postgres q -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker' AND datname = '$1'"; }
+wait_for() { for _ in $(seq 1 "$2"); do [ "$(q -c "$1")" = t ] && return 0; sleep 0.5; done; return 1; }
+trap 'PG_DOF_DB=postgres q -c "ALTER SYSTEM RESET pg_dof.queue_workers" -c "ALTER SYSTEM RESET pg_dof.queue_naptime" -c "ALTER SYSTEM RESET pg_dof.queue_database" >/dev/null; "$scripts/cluster.sh" restart >/dev/null' EXIT
+PG_DOF_DB=postgres q -c "ALTER SYSTEM SET pg_dof.queue_workers = 2" >/dev/null
+"$scripts/cluster.sh" restart >/dev/null
+settings pg_dof_workers
+for _ in $(seq 1 40); do [ "$(workers pg_dof_workers)" = 2 ] && break; sleep 0.5; done
+check "$(workers pg_dof_workers)" "2" "two workers serve the database named by pg_dof.queue_database"
+
+q -c "INSERT INTO dof_collections (name, model, late_chunking, max_tokens, deferred) VALUES ('w', 'hash-384', false, 64, true)"
+q -c "CREATE TABLE index_calls (document_id bigint);
+      CREATE FUNCTION count_index_call() RETURNS trigger LANGUAGE plpgsql AS \$\$
+      BEGIN INSERT INTO index_calls SELECT DISTINCT document_id FROM added; RETURN NULL; END \$\$;
+      CREATE TRIGGER count_index_call AFTER INSERT ON dof_chunks REFERENCING NEW TABLE AS added
+          FOR EACH STATEMENT EXECUTE FUNCTION count_index_call()"
+q -c "INSERT INTO dof_documents (collection, source_id, body)
+      SELECT 'w', 'doc-' || g, format(E'# Aviso %s\n\n%s', g, repeat(format('Texto del aviso número %s. ', g), 60)) FROM generate_series(1, 300) g"
+q -c "SET client_min_messages = warning" -c "CALL dof_process_queue(4)" &
+manual=$!
+wait_for "SELECT count(*) = 0 FROM dof_queue WHERE status = 'queued'" 240
+wait "$manual"
+check "$(q -c "SELECT count(*) FROM dof_queue WHERE status <> 'done'")" "0" "workers and a manual CALL drain the queue"
+check "$(q -c "SELECT count(DISTINCT document_id) || '/' || count(*) FROM index_calls")" "300/300" "every document indexed exactly once"
+check "$(q -c "SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker'")" "t" "the workers are still there"
+
+# SIGKILL a worker mid-batch: slow documents (a trigger sleeps) so a batch is in flight
+q -c "TRUNCATE index_calls"
+q -c "CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN PERFORM pg_sleep(0.2); RETURN NULL; END \$\$;
+      CREATE TRIGGER slow AFTER INSERT ON dof_chunks FOR EACH STATEMENT EXECUTE FUNCTION slow()"
+q -c "SELECT dof_requeue('w')" >/dev/null
+wait_for "SELECT count(*) > 8 FROM dof_queue WHERE status = 'done'" 60
+pid=$(PG_DOF_DB=postgres q -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker' AND state = 'active' LIMIT 1")
+[ -n "$pid" ] && kill -9 "$pid"
+sleep 2
+for _ in $(seq 1 60); do q -c "SELECT 1" >/dev/null 2>&1 && break; sleep 0.5; done
+q -c "DROP TRIGGER slow ON dof_chunks"
+wait_for "SELECT count(*) = 0 FROM dof_queue WHERE status = 'queued'" 240
+check "$([ -n "$pid" ] && echo killed)" "killed" "a busy worker was killed with SIGKILL"
+check "$(q -c "SELECT count(*) FROM dof_queue WHERE status <> 'done'")" "0" "after the server reinitialised, the queue resumed and drained"
+check "$(q -c "SELECT count(*) FROM dof_documents d WHERE NOT EXISTS (SELECT 1 FROM dof_chunks c WHERE c.document_id = d.id)
+                  OR (SELECT count(*) FROM dof_chunks c WHERE c.document_id = d.id) <> (SELECT count(*) FROM dof_chunk(d.body, 64, 50, model => 'hash-384'))")" \
+  "0" "no document half indexed: each holds exactly its chunks"
+
+# retries: a document that fails is tried pg_dof.queue_max_attempts (3) times, then left
+q -c "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+        IF EXISTS (SELECT 1 FROM added a JOIN dof_documents d ON d.id = a.document_id WHERE d.source_id = 'doc-7') THEN
+          RAISE EXCEPTION 'refused for the test'; END IF; RETURN NULL; END \$\$;
+      CREATE TRIGGER refuse AFTER INSERT ON dof_chunks REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION refuse()"
+q -c "UPDATE dof_queue SET status = 'queued', attempts = 0 WHERE document_id = (SELECT id FROM dof_documents WHERE source_id = 'doc-7')"
+# the pause doubles from 10 s: move the clock of each failure back instead of waiting
+for _ in $(seq 1 60); do
+  q -c "UPDATE dof_queue SET processed_at = processed_at - interval '1 hour' WHERE status = 'failed'" >/dev/null
+  [ "$(q -c "SELECT attempts FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id WHERE d.source_id = 'doc-7'")" = 3 ] && break
+  sleep 0.5
+done
+sleep 1.5
+check "$(q -c "SELECT status || ' ' || attempts || ' ' || error FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id WHERE d.source_id = 'doc-7'")" \
+  "failed 3 refused for the test" "a failing document is tried three times, then left failed with its error"
+q -c "DROP TRIGGER refuse ON dof_chunks"
+
+settings pg_dof
+for _ in $(seq 1 40); do [ "$(workers pg_dof_workers)" = 0 ] && break; sleep 0.5; done
+check "$(workers pg_dof_workers)" "0" "a changed pg_dof.queue_database moves the workers away"
+trap - EXIT
+PG_DOF_DB=postgres q -c "ALTER SYSTEM RESET pg_dof.queue_workers" -c "ALTER SYSTEM RESET pg_dof.queue_naptime" \
+  -c "ALTER SYSTEM RESET pg_dof.queue_database" >/dev/null
+"$scripts/cluster.sh" restart >/dev/null
+finish
