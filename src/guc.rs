@@ -92,16 +92,12 @@ pub fn init() {
         GucContext::Userset,
         GucFlags::default(),
     );
-    GucRegistry::define_int_guc(
-        c"pg_dof.queue_workers",
-        c"Background workers draining the deferred queue (-1: the cores divided by pg_dof.queue_worker_threads, or by 4; 0: none).",
-        c"Registered at server start when pg_dof is in shared_preload_libraries.",
-        &QUEUE_WORKERS,
-        -1,
-        64,
-        GucContext::Postmaster,
-        GucFlags::default(),
-    );
+    // PostgreSQL refuses (FATAL) a postmaster-level setting defined after startup: it
+    // exists only when shared_preload_libraries loads pg_dof, where it is read.
+    // SAFETY: a plain read of a postmaster global, in this process's main thread
+    if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
+        define_queue_workers();
+    }
     GucRegistry::define_int_guc(
         c"pg_dof.queue_worker_threads",
         c"ONNX Runtime threads of each queue worker (0: the cores divided among the workers).",
@@ -160,6 +156,19 @@ pub fn init() {
     );
     // SAFETY: called from _PG_init, in the backend's main thread.
     unsafe { pg_sys::MarkGUCPrefixReserved(c"pg_dof".as_ptr()) };
+}
+
+fn define_queue_workers() {
+    GucRegistry::define_int_guc(
+        c"pg_dof.queue_workers",
+        c"Background workers draining the deferred queue (-1: the cores divided by pg_dof.queue_worker_threads, or by 4; 0: none).",
+        c"Registered at server start when pg_dof is in shared_preload_libraries.",
+        &QUEUE_WORKERS,
+        -1,
+        64,
+        GucContext::Postmaster,
+        GucFlags::default(),
+    );
 }
 
 fn string_setting(setting: &GucSetting<Option<CString>>) -> String {

@@ -85,7 +85,7 @@ impl Strategy for SemanticStrategy {
         if sentences.is_empty() {
             return Ok(Vec::new());
         }
-        let distances = gap_distances(document.text, &sentences, settings.buffer_size, embedder)?;
+        let distances = gap_distances(document.text, &sentences, settings.buffer_size, packer, embedder)?;
         let n = sentences.len();
         let mut cut = vec![false; n.saturating_sub(1)];
         for gap in breakpoints::breakpoints(&distances, settings.threshold_type, settings.threshold_amount) {
@@ -113,21 +113,32 @@ fn invalid(message: String) -> ChunkError {
 }
 
 /// The distance at each gap between the `buffer + 1` units ending there and the `buffer + 1`
-/// units starting after it (fewer, on both sides, near the ends); each distinct window
-/// embedded once.
-fn gap_distances(text: &str, units: &[Sentence], buffer: usize, embedder: &super::SentenceEmbedder) -> Result<Vec<f64>, ChunkError> {
+/// units starting after it (fewer, on both sides, near the ends or where that many would
+/// pass the limit); each distinct window embedded once.
+fn gap_distances(
+    text: &str,
+    units: &[Sentence],
+    buffer: usize,
+    packer: &Packer,
+    embedder: &super::SentenceEmbedder,
+) -> Result<Vec<f64>, ChunkError> {
     let n = units.len();
     if n < 2 {
         return Ok(Vec::new());
     }
     // both sides the same size: near the ends of the document a window is shorter, and a
-    // short window against a long one reads as a change
-    let sides: Vec<((usize, usize), (usize, usize))> = (0..n - 1)
-        .map(|gap| {
-            let width = buffer.min(gap).min(n - 2 - gap);
-            ((gap - width, gap), (gap + 1, gap + 1 + width))
-        })
-        .collect();
+    // short window against a long one reads as a change; and within the limit, which keeps
+    // them inside the model's window (a model cuts a long input at its end, which for the
+    // left side is the part next to the gap)
+    let tokens = |first: usize, last: usize| packer.count(units[first].span.start..units[last].span.end);
+    let mut sides: Vec<((usize, usize), (usize, usize))> = Vec::with_capacity(n - 1);
+    for gap in 0..n - 1 {
+        let mut width = buffer.min(gap).min(n - 2 - gap);
+        while width > 0 && (tokens(gap - width, gap)? > packer.max_tokens || tokens(gap + 1, gap + 1 + width)? > packer.max_tokens) {
+            width -= 1;
+        }
+        sides.push(((gap - width, gap), (gap + 1, gap + 1 + width)));
+    }
     let mut index: HashMap<(usize, usize), usize> = HashMap::new();
     let mut windows: Vec<&str> = Vec::new();
     for &(left, right) in &sides {
