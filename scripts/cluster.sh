@@ -36,11 +36,17 @@ case "${1:-status}" in
     if [ ! -f "$DATA/PG_VERSION" ]; then
       as_postgres "$PG_BIN/initdb" -D "$DATA" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >/dev/null
     fi
+    # in postgresql.conf, not on the command line: ALTER SYSTEM (tests, benchmarks) overrides it
+    grep -q '^pg_dof.queue_database' "$DATA/postgresql.conf" \
+      || echo "pg_dof.queue_database = 'pg_dof'" | as_postgres tee -a "$DATA/postgresql.conf" >/dev/null
+    # preloaded once installed (a build not yet installed would stop the server starting)
+    preload=""
+    [ -f "$("$PG_CONFIG" --pkglibdir)/pg_dof.so" ] && preload="-c shared_preload_libraries=pg_dof"
     if running; then
       echo "cluster already running ($RUN, port $PORT)"
     else
       as_postgres "$PG_BIN/pg_ctl" -D "$DATA" -l "$RUN/postgresql.log" -w \
-        -o "-p $PORT -k $RUN -c listen_addresses='' -c shared_buffers=1GB -c shared_preload_libraries=pg_dof -c pg_dof.queue_database=pg_dof" start >/dev/null
+        -o "-p $PORT -k $RUN -c listen_addresses='' -c shared_buffers=1GB $preload" start >/dev/null
       echo "cluster started ($RUN, port $PORT)"
     fi
     as_postgres "$PG_BIN/psql" -X -h "$RUN" -p "$PORT" -U postgres -d postgres -Atq \

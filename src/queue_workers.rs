@@ -60,6 +60,8 @@ pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
                 unsafe { pg_sys::proc_exit(1) };
             }
         }
+        // shown in pg_stat_activity: state active while a batch runs, idle while waiting
+        report(pg_sys::BackendState::STATE_RUNNING, c"pg_dof queue worker: indexing a batch");
         let claimed = BackgroundWorker::transaction(run_batch);
         if claimed > 0 {
             indexed_since_compaction += claimed;
@@ -69,6 +71,7 @@ pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
             BackgroundWorker::transaction(compact);
             indexed_since_compaction = 0;
         }
+        report(pg_sys::BackendState::STATE_IDLE, c"pg_dof queue worker: waiting for queued documents");
         if !BackgroundWorker::wait_latch(Some(guc::queue_naptime())) {
             break;
         }
@@ -76,12 +79,19 @@ pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
     log!("pg_dof queue worker: stopping");
 }
 
+fn report(state: pg_sys::BackendState::Type, activity: &std::ffi::CStr) {
+    // SAFETY: the backend's own status entry, from its main thread
+    unsafe { pg_sys::pgstat_report_activity(state, activity.as_ptr()) };
+}
+
 /// The schema pg_dof is installed in, quoted; `None` when it is not installed here.
 fn schema() -> Option<String> {
-    Spi::get_one::<String>("SELECT n.nspname::text FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_dof'")
-        .ok()
-        .flatten()
-        .map(pgrx::spi::quote_identifier)
+    Spi::get_one::<String>(
+        "SELECT n.nspname::text FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_dof'",
+    )
+    .ok()
+    .flatten()
+    .map(pgrx::spi::quote_identifier)
 }
 
 /// One batch; the number of documents claimed (0: nothing to do, or pg_dof not installed).

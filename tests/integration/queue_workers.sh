@@ -42,7 +42,7 @@ q -c "CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN PERF
       CREATE TRIGGER slow AFTER INSERT ON dof_chunks FOR EACH STATEMENT EXECUTE FUNCTION slow()"
 q -c "SELECT dof_requeue('w')" >/dev/null
 wait_for "SELECT count(*) > 8 FROM dof_queue WHERE status = 'done'" 60
-pid=$(PG_DOF_DB=postgres q -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker' AND state = 'active' LIMIT 1")
+pid=$(PG_DOF_DB=postgres q -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker' AND datname = 'pg_dof_workers' AND state = 'active' LIMIT 1")
 [ -n "$pid" ] && kill -9 "$pid"
 sleep 2
 for _ in $(seq 1 60); do q -c "SELECT 1" >/dev/null 2>&1 && break; sleep 0.5; done
@@ -70,6 +70,12 @@ sleep 1.5
 check "$(q -c "SELECT status || ' ' || attempts || ' ' || error FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id WHERE d.source_id = 'doc-7'")" \
   "failed 3 refused for the test" "a failing document is tried three times, then left failed with its error"
 q -c "DROP TRIGGER refuse ON dof_chunks"
+
+# pg_terminate_backend stops a worker cleanly (between batches; it is not restarted)
+PG_DOF_DB=postgres q -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker' AND datname = 'pg_dof_workers' LIMIT 1" >/dev/null
+for _ in $(seq 1 40); do [ "$(workers pg_dof_workers)" = 1 ] && break; sleep 0.5; done
+check "$(workers pg_dof_workers)" "1" "pg_terminate_backend stops one worker, the other goes on"
+check "$(grep -c 'pg_dof queue worker: stopping' "$("$scripts/cluster.sh" dir)/postgresql.log" | awk '{print ($1 > 0)}')" "1" "it says so in the server log"
 
 settings pg_dof
 for _ in $(seq 1 40); do [ "$(workers pg_dof_workers)" = 0 ] && break; sleep 0.5; done
