@@ -219,8 +219,7 @@ CREATE FUNCTION dof_process_queue_batch(batch_size integer DEFAULT 10, max_attem
                                         OUT claimed integer, OUT done integer, OUT failed integer)
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
-    ids bigint[];
-    id bigint;
+    item record;
 BEGIN
     claimed := 0; done := 0; failed := 0;
     IF batch_size IS NULL OR batch_size < 1 OR max_attempts IS NULL OR max_attempts < 1 THEN
@@ -228,26 +227,27 @@ BEGIN
                         coalesce(batch_size::text, 'NULL'), coalesce(max_attempts::text, 'NULL')
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    ids := ARRAY(SELECT document_id FROM @extschema@.dof_queue WHERE status = 'queued'
-                 ORDER BY queued_at, document_id LIMIT batch_size FOR UPDATE SKIP LOCKED);
-    IF cardinality(ids) < batch_size AND max_attempts > 1 THEN
-        ids := ids || ARRAY(SELECT document_id FROM @extschema@.dof_queue
-                            WHERE status = 'failed' AND attempts < max_attempts
-                              AND processed_at < now() - make_interval(secs => 10 * 2 ^ (attempts - 1))
-                            ORDER BY processed_at, document_id LIMIT batch_size - cardinality(ids) FOR UPDATE SKIP LOCKED);
-    END IF;
-    FOREACH id IN ARRAY ids LOOP
+    -- the document row is claimed with its queue row: a writer that holds a document and
+    -- waits for its queue row (the trigger re-queues it) is skipped, never waited for (a
+    -- drain holding the queue row and waiting for the document would deadlock with it);
+    -- queued rows first
+    FOR item IN SELECT q.document_id FROM @extschema@.dof_queue q JOIN @extschema@.dof_documents d ON d.id = q.document_id
+                WHERE q.status = 'queued'
+                   OR (q.status = 'failed' AND q.attempts < max_attempts
+                       AND q.processed_at < now() - make_interval(secs => 10 * 2 ^ (q.attempts - 1)))
+                ORDER BY q.status <> 'queued', q.queued_at, q.document_id
+                LIMIT batch_size FOR UPDATE OF q, d SKIP LOCKED LOOP
         claimed := claimed + 1;
         BEGIN
-            PERFORM @extschema@.dof_index_document(id);
+            PERFORM @extschema@.dof_index_document(item.document_id);
             UPDATE @extschema@.dof_queue SET status = 'done', error = NULL, attempts = attempts + 1, processed_at = now()
-            WHERE document_id = id;
+            WHERE document_id = item.document_id;
             done := done + 1;
         EXCEPTION WHEN query_canceled THEN
             RAISE;
         WHEN OTHERS THEN
             UPDATE @extschema@.dof_queue SET status = 'failed', error = SQLERRM, attempts = attempts + 1, processed_at = now()
-            WHERE document_id = id;
+            WHERE document_id = item.document_id;
             failed := failed + 1;
         END;
     END LOOP;
