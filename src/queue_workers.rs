@@ -6,8 +6,9 @@
 //! until `pg_dof.queue_max_attempts`; when the queue is empty it folds the BM25 statistics
 //! deltas and sleeps `pg_dof.queue_naptime`, waking early on a signal.
 //!
-//! Stopping: SIGTERM (shutdown, `pg_terminate_backend`) is seen between batches, and a
-//! batch is one transaction, so a worker stopped or killed (even `kill -9`, which makes
+//! Stopping: SIGTERM (shutdown, `pg_terminate_backend`) is seen between batches (after a
+//! terminate the postmaster starts the worker again 5 s later), and a batch is one
+//! transaction, so a worker stopped or killed (even `kill -9`, which makes
 //! the postmaster reinitialise) leaves no document half indexed: its batch rolls back and
 //! is claimed again. A changed `pg_dof.queue_database` (SIGHUP) makes the workers exit
 //! and the postmaster start them again, connected to the new database.
@@ -77,6 +78,12 @@ pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
         }
     }
     log!("pg_dof queue worker: stopping");
+    // exit status 1: the postmaster starts the worker again after the restart time unless
+    // the server is shutting down. pg_terminate_backend (or DROP DATABASE ... WITH (FORCE))
+    // thus stops a worker between batches without losing it for good; fewer workers is a
+    // setting (pg_dof.queue_workers)
+    // SAFETY: ends this background worker process, as the postmaster expects it to
+    unsafe { pg_sys::proc_exit(1) };
 }
 
 fn report(state: pg_sys::BackendState::Type, activity: &std::ffi::CStr) {

@@ -71,11 +71,14 @@ check "$(q -c "SELECT status || ' ' || attempts || ' ' || error FROM dof_queue q
   "failed 3 refused for the test" "a failing document is tried three times, then left failed with its error"
 q -c "DROP TRIGGER refuse ON dof_chunks"
 
-# pg_terminate_backend stops a worker cleanly (between batches; it is not restarted)
-PG_DOF_DB=postgres q -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker' AND datname = 'pg_dof_workers' LIMIT 1" >/dev/null
-for _ in $(seq 1 40); do [ "$(workers pg_dof_workers)" = 1 ] && break; sleep 0.5; done
-check "$(workers pg_dof_workers)" "1" "pg_terminate_backend stops one worker, the other goes on"
-check "$(grep -c 'pg_dof queue worker: stopping' "$("$scripts/cluster.sh" dir)/postgresql.log" | awk '{print ($1 > 0)}')" "1" "it says so in the server log"
+# pg_terminate_backend stops a worker cleanly, between batches; the postmaster starts it again
+log="$("$scripts/cluster.sh" dir)/postgresql.log"; stops=$(grep -c 'pg_dof queue worker: stopping' "$log")
+old_pid=$(PG_DOF_DB=postgres q -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker' AND datname = 'pg_dof_workers' ORDER BY pid LIMIT 1")
+PG_DOF_DB=postgres q -c "SELECT pg_terminate_backend($old_pid)" >/dev/null
+for _ in $(seq 1 40); do [ "$(grep -c 'pg_dof queue worker: stopping' "$log")" -gt "$stops" ] && break; sleep 0.25; done
+check "$(( $(grep -c 'pg_dof queue worker: stopping' "$log") > stops ))" "1" "pg_terminate_backend stops a worker, which says so in the server log"
+for _ in $(seq 1 60); do [ "$(workers pg_dof_workers)" = 2 ] && break; sleep 0.5; done
+check "$(workers pg_dof_workers):$(PG_DOF_DB=postgres q -c "SELECT count(*) FROM pg_stat_activity WHERE pid = $old_pid")" "2:0" "and the postmaster starts it again"
 
 settings pg_dof
 for _ in $(seq 1 40); do [ "$(workers pg_dof_workers)" = 0 ] && break; sleep 0.5; done

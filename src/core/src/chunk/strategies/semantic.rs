@@ -457,6 +457,26 @@ mod tests {
     }
 
     #[test]
+    fn degenerate_documents_are_cut_within_the_limit() {
+        let check = |text: &str, settings: &[(&str, &str)]| {
+            let options = options(200, settings);
+            let chunks = chunk_document_using(text, &CharacterSizer, &options, &|| {}, Some(&hash)).unwrap();
+            crate::chunk::invariants::check(text, &chunks, 200, &CharacterSizer).unwrap();
+            chunks.len()
+        };
+        // one sentence; identical sentences (every distance 0); 10,000 sentences
+        assert_eq!(check("Una sola oración.", &[]), 1);
+        assert!(check(&"El mismo texto. ".repeat(500), &[("min_tokens", "50")]) > 1);
+        let many: String = (0..10_000).map(|i| format!("Oración número {i} del aviso. ")).collect();
+        for kind in ["percentile", "standard_deviation", "interquartile", "gradient"] {
+            assert!(check(&many, &[("threshold_type", kind)]) > 1, "{kind}");
+        }
+        // no punctuation at all, and a 5 MB line without a space
+        assert!(check(&"palabra sin puntuación ".repeat(2_000), &[]) > 1);
+        assert!(check(&"x".repeat(5 << 20), &[("unit", "paragraph")]) > 1);
+    }
+
+    #[test]
     fn without_a_model_or_with_bad_settings_it_says_why() {
         let no_model = chunk_document_using("Texto.", &CharacterSizer, &options(64, &[]), &|| {}, None).unwrap_err();
         assert!(matches!(no_model, ChunkError::NeedsModel("semantic")), "{no_model}");
