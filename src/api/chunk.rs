@@ -151,8 +151,8 @@ fn dof_chunk_strategy_internal(
     let strategy = strategy.unwrap_or_else(|| raise_null_argument("strategy"));
     let settings = settings(&options.unwrap_or_else(|| raise_null_argument("options")));
     let options = chunk_options(max_tokens, overlap_tokens, pattern, strategy, settings);
-    let spec = model.as_ref().map(spec_of_row);
-    let chunks = chunk_by_model(doc, &options, spec.as_ref().map(|spec| (spec, names_tokenizer(model.as_ref().expect("spec from it")))));
+    let model = model.as_ref().map(|row| (spec_of_row(row), names_tokenizer(row)));
+    let chunks = chunk_by_model(doc, &options, model.as_ref().map(|(spec, named)| (spec, *named)));
     TableIterator::new(chunks.into_iter().map(chunk_row))
 }
 
