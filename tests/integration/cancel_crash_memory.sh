@@ -27,7 +27,11 @@ timed "dof_chunk of a 1 MB word" "SELECT count(*) FROM dof_chunk(repeat('a', 100
 timed "dof_chunk of 1.5 MB of emoji on one line" "SELECT count(*) FROM dof_chunk(repeat(E'\U0001F469\u200D\U0001F469\u200D\U0001F467', 140000), 16, 8)"
 timed "dof_embed of 3,000 texts" "SELECT count(*) FROM dof_embed(ARRAY(SELECT repeat(format('Artículo %s de la ley. ', i), 60) FROM generate_series(1, 3000) i))"
 timed "dof_embed_late of 400 chunks" "SELECT count(*) FROM dof_embed_late(ARRAY(SELECT repeat(format('Artículo %s de la ley. ', i), 60) FROM generate_series(1, 400) i))"
-timed "inline INSERT of a 40 MB document" "INSERT INTO dof_documents (source_id, body) SELECT 'big', string_agg(format('Artículo %s. El contribuyente presentará la declaración anual del ejercicio %s.', i, i), E'\n\n') FROM generate_series(1, 520000) i"
+# LATE 2 s: before the trigger's first check PostgreSQL itself writes the 47.6 MB row (heap
+# and TOAST, not cancellable): with the body built beforehand and a 200 ms timeout the INSERT
+# still takes 0.94-1.02 s on the 2-core CI machine; pg_dof's own part (dof_chunk above) stops
+# within 0.1 s of its deadline
+timed "inline INSERT of a 40 MB document" "INSERT INTO dof_documents (source_id, body) SELECT 'big', string_agg(format('Artículo %s. El contribuyente presentará la declaración anual del ejercicio %s.', i, i), E'\n\n') FROM generate_series(1, 520000) i" 2.0
 check "$(q -c "SELECT count(*) FROM dof_documents WHERE source_id = 'big'")" "0" "the cancelled insert left no document"
 
 # --- pg_terminate_backend mid-embedding: the backend is gone within a second -----------------
