@@ -105,56 +105,6 @@ COMMENT ON FUNCTION dof_restoring() IS 'True while check_function_bodies is off,
 COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document (a restored one keeps its stored pattern)';
 COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection (not during a restore: see dof_restoring)';
 
-CREATE OR REPLACE PROCEDURE dof_process_queue(batch_size integer DEFAULT 10, max_batches integer DEFAULT NULL)
-    LANGUAGE plpgsql AS $$
-DECLARE
-    item record;
-    batches integer := 0;
-    done integer := 0;
-    failed integer := 0;
-    claimed integer;
-    remaining bigint;
-BEGIN
-    IF batch_size IS NULL OR batch_size < 1 OR max_batches < 0 THEN
-        RAISE EXCEPTION 'batch_size must be at least 1 and max_batches not negative (got %, %)',
-                        coalesce(batch_size::text, 'NULL'), coalesce(max_batches::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are batch_size 10, max_batches NULL (until the queue is empty)';
-    END IF;
-    LOOP
-        EXIT WHEN max_batches IS NOT NULL AND batches >= max_batches;
-        claimed := 0;
-        -- SKIP LOCKED: rows another drain has claimed in its open batch are passed over, so
-        -- any number of sessions drain the queue without indexing a document twice; a row
-        -- that drain has meanwhile finished no longer matches status = 'queued' when locked
-        FOR item IN SELECT document_id FROM @extschema@.dof_queue WHERE status = 'queued'
-                    ORDER BY queued_at, document_id LIMIT batch_size FOR UPDATE SKIP LOCKED LOOP
-            claimed := claimed + 1;
-            BEGIN
-                PERFORM @extschema@.dof_index_document(item.document_id);
-                UPDATE @extschema@.dof_queue SET status = 'done', error = NULL, attempts = attempts + 1, processed_at = now()
-                WHERE document_id = item.document_id;
-                done := done + 1;
-            EXCEPTION WHEN query_canceled THEN
-                RAISE;
-            WHEN OTHERS THEN
-                UPDATE @extschema@.dof_queue SET status = 'failed', error = SQLERRM, attempts = attempts + 1, processed_at = now()
-                WHERE document_id = item.document_id;
-                failed := failed + 1;
-            END;
-        END LOOP;
-        EXIT WHEN claimed = 0;  -- nothing queued, or everything left is claimed by other drains
-        batches := batches + 1;
-        COMMIT;
-        SELECT count(*) INTO remaining FROM @extschema@.dof_queue WHERE status = 'queued';
-        RAISE NOTICE 'dof_process_queue: batch %, % done, % failed, % queued', batches, done, failed, remaining;
-    END LOOP;
-    IF done > 0 THEN
-        ANALYZE @extschema@.dof_chunks;
-        PERFORM @extschema@.dof_compact_stats();  -- BM25's statistics: fold the deltas of the drain
-    END IF;
-END
-$$;
-
 CREATE OR REPLACE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                   filter jsonb DEFAULT NULL, query_embedding vector DEFAULT NULL)
     RETURNS TABLE (chunk_id bigint, distance double precision, rank integer)
