@@ -24,6 +24,8 @@ log "BM25's exact per-collection statistics: insert cost, triggers on vs off (ha
 bash bench/scripts/term_stats_cost.sh
 log "chunking strategies through SQL: MB/s and chunks/s per strategy; semantic with e5 cold vs cached vs a table cache"
 bash bench/scripts/chunkers.sh
+log "ingest pipeline: dof load into inline and deferred collections (1 and 2 jobs / queue workers) vs raw dof_embed of the same chunks; the loader alone"
+bash bench/scripts/ingest_pipeline.sh
 log "ingest path: 0.1.0's SQL chunk -> embed_late vs the one chunk-and-embed call, same library and documents"
 bash bench/scripts/ingest_paths.sh
 log "ingest and search at scale: ingest rates, index sizes, hybrid latency, recall@10 vs exact"
