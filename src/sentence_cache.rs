@@ -67,26 +67,24 @@ pub fn embed(spec: &ModelSpec, texts: &[&str], between_batches: &mut dyn FnMut()
     if !missing.is_empty() {
         let batch: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
         let vectors = backend_models::embed(spec, &batch, &spec.passage_prefix, between_batches)?;
+        let fresh: HashMap<&SentenceKey, Arc<[f32]>> = missing.iter().zip(vectors).map(|(&i, vector)| (&keys[i], vector.into())).collect();
         VECTORS.with(|cell| {
             let mut cache = cell.borrow_mut();
-            cache.resize(capacity.unwrap_or(std::num::NonZeroUsize::MIN));
-            let mut fresh: HashMap<&SentenceKey, Arc<[f32]>> = HashMap::with_capacity(missing.len());
-            for (&i, vector) in missing.iter().zip(vectors) {
-                let vector: Arc<[f32]> = vector.into();
-                if capacity.is_some() {
-                    cache.put(keys[i].clone(), vector.clone());
+            match capacity {
+                Some(capacity) => {
+                    cache.resize(capacity);
+                    for (key, vector) in &fresh {
+                        cache.put((*key).clone(), vector.clone());
+                    }
                 }
-                fresh.insert(&keys[i], vector);
-            }
-            for (slot, key) in found.iter_mut().zip(&keys) {
-                if slot.is_none() {
-                    *slot = fresh.get(key).cloned();
-                }
-            }
-            if capacity.is_none() {
-                cache.clear();
+                None => cache.clear(), // the cache is off
             }
         });
+        for (slot, key) in found.iter_mut().zip(&keys) {
+            if slot.is_none() {
+                *slot = fresh.get(key).cloned();
+            }
+        }
     }
     Ok(found.into_iter().map(|v| v.expect("every text found or embedded").to_vec()).collect())
 }

@@ -1,10 +1,13 @@
 //! dof_classify and dof_chunk.
 
+use std::sync::Arc;
+
 use dof_core::chunk::measure::ChunkSizer;
 use dof_core::chunk::strategies::{chunk_paragraphs, SentenceEmbedder, Settings, STRATEGIES};
 use dof_core::chunk::{chunk_document_using, CharacterSizer, Chunk, ChunkError, ChunkOptions, MIN_MAX_TOKENS};
 use dof_core::classify::{Features, Pattern, Thresholds};
 use dof_core::embed::{EmbedError, ModelKind, ModelSpec};
+use dof_core::tokenize::ModelTokenizer;
 use pgrx::prelude::*;
 use pgrx::JsonB;
 
@@ -143,9 +146,7 @@ fn dof_chunk_strategy_internal(
         name!(sizer, &'static str),
     ),
 > {
-    let max_tokens = max_tokens.unwrap_or_else(|| raise_null_argument("max_tokens"));
-    let overlap_tokens = overlap_tokens.unwrap_or_else(|| raise_null_argument("overlap_tokens"));
-    let Some(doc) = doc else {
+    let Some((doc, max_tokens, overlap_tokens)) = document_and_limits(doc, max_tokens, overlap_tokens) else {
         return TableIterator::new(Vec::new());
     };
     let strategy = strategy.unwrap_or_else(|| raise_null_argument("strategy"));
@@ -154,6 +155,24 @@ fn dof_chunk_strategy_internal(
     let model = model.as_ref().map(|row| (spec_of_row(row), names_tokenizer(row)));
     let chunks = chunk_by_model(doc, &options, model.as_ref().map(|(spec, named)| (spec, *named)));
     TableIterator::new(chunks.into_iter().map(chunk_row))
+}
+
+/// What every dof_chunk_internal checks first: NULL limits are refused, a NULL document has
+/// no chunks (`None`).
+fn document_and_limits(doc: Option<&str>, max_tokens: Option<i32>, overlap_tokens: Option<i32>) -> Option<(&str, i32, i32)> {
+    let max_tokens = max_tokens.unwrap_or_else(|| raise_null_argument("max_tokens"));
+    let overlap_tokens = overlap_tokens.unwrap_or_else(|| raise_null_argument("overlap_tokens"));
+    doc.map(|doc| (doc, max_tokens, overlap_tokens))
+}
+
+/// The (cached) tokenizer in `file`, relative to pg_dof.model_dir (checked for the caller).
+fn tokenizer_in(file: &str) -> Arc<ModelTokenizer> {
+    tokenizer_at(&guc::model_dir().join(checked_model_file(file)))
+}
+
+/// The (cached) tokenizer at `path`, or an ERROR saying why not.
+fn tokenizer_at(path: &std::path::Path) -> Arc<ModelTokenizer> {
+    backend_models::tokenizer_at(path).unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e)))
 }
 
 /// Whether a model row names a tokenizer (a hash model may, to chunk like a real one).
@@ -204,9 +223,7 @@ fn dof_chunk_internal(
         name!(sizer, &'static str),
     ),
 > {
-    let max_tokens = max_tokens.unwrap_or_else(|| raise_null_argument("max_tokens"));
-    let overlap_tokens = overlap_tokens.unwrap_or_else(|| raise_null_argument("overlap_tokens"));
-    let Some(doc) = doc else {
+    let Some((doc, max_tokens, overlap_tokens)) = document_and_limits(doc, max_tokens, overlap_tokens) else {
         return TableIterator::new(Vec::new());
     };
     let options = chunk_options(max_tokens, overlap_tokens, pattern, dof_core::chunk::strategies::default_name(), Settings::new());
@@ -262,13 +279,7 @@ fn dof_chunk_paragraphs_internal(
     let check_interrupts = &|| {
         pgrx::check_for_interrupts!();
     };
-    let tokenizer = match (max_tokens, tokenizer_file) {
-        (Some(_), Some(file)) => Some(
-            backend_models::tokenizer_at(&guc::model_dir().join(checked_model_file(file)))
-                .unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e))),
-        ),
-        _ => None,
-    };
+    let tokenizer = max_tokens.and(tokenizer_file).map(tokenizer_in);
     let sizer: &dyn ChunkSizer = match &tokenizer {
         Some(tokenizer) => tokenizer.as_ref(),
         None => &CharacterSizer,
@@ -327,14 +338,11 @@ pub(crate) fn chunk_with(
     let check_interrupts = &|| {
         pgrx::check_for_interrupts!();
     };
-    let embedder = |texts: &[&str]| sentence_cache::embed(embed.expect("only passed when set"), texts, &mut || check_interrupts());
-    let embedder: Option<&SentenceEmbedder> = if embed.is_some() { Some(&embedder) } else { None };
+    let embedder = embed.map(|spec| move |texts: &[&str]| sentence_cache::embed(spec, texts, &mut || check_interrupts()));
+    let embedder = embedder.as_ref().map(|embed| embed as &SentenceEmbedder);
     let result = match tokenizer_path {
         None => chunk_document_using(doc, &CharacterSizer, options, check_interrupts, embedder),
-        Some(path) => {
-            let tokenizer = backend_models::tokenizer_at(path).unwrap_or_else(|e| raise_embed_error(EmbedError::Tokenizer(e)));
-            chunk_document_using(doc, tokenizer.as_ref(), options, check_interrupts, embedder)
-        }
+        Some(path) => chunk_document_using(doc, tokenizer_at(path).as_ref(), options, check_interrupts, embedder),
     };
     result.unwrap_or_else(|error| raise_chunk_error(error))
 }

@@ -72,23 +72,17 @@ impl fmt::Display for ThresholdType {
     }
 }
 
-/// 1 − cosine similarity of consecutive vectors; 0 when either has no length (nothing
-/// to tell them apart).
-pub fn distances(vectors: &[Vec<f32>]) -> Vec<f64> {
-    vectors
-        .windows(2)
-        .map(|pair| {
-            let (a, b) = (&pair[0], &pair[1]);
-            let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
-            let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-            let (na, nb) = (norm(a), norm(b));
-            if na == 0.0 || nb == 0.0 {
-                0.0
-            } else {
-                1.0 - (dot / (na * nb)).clamp(-1.0, 1.0)
-            }
-        })
-        .collect()
+/// 1 − cosine similarity of `a` and `b`; 0 when either has no length (nothing to tell
+/// them apart).
+pub fn distance(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+    let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    let (na, nb) = (norm(a), norm(b));
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        1.0 - (dot / (na * nb)).clamp(-1.0, 1.0)
+    }
 }
 
 /// The values compared with the threshold (the distances, or their gradient) and the
@@ -201,7 +195,7 @@ mod tests {
             100,
             "10,000 distinct distances: 1% above the 99th percentile"
         );
-        assert_eq!(distances(&[vec![0.0, 0.0], vec![1.0, 0.0]]), vec![0.0], "a zero vector is no evidence of a change");
+        assert_eq!(distance(&[0.0, 0.0], &[1.0, 0.0]), 0.0, "a zero vector is no evidence of a change");
     }
 
     #[test]

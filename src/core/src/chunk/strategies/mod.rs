@@ -9,7 +9,6 @@ mod recursive;
 mod semantic;
 
 pub use paragraph::{chunk_paragraphs, ParagraphChunk};
-pub use semantic::{parse as semantic_settings, SemanticSettings};
 
 use std::collections::BTreeMap;
 
@@ -75,6 +74,26 @@ pub fn default_name() -> &'static str {
 /// The names, comma-separated, for messages.
 pub fn names() -> String {
     STRATEGIES.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ")
+}
+
+/// The whole-number setting `key` of `strategy`, from `least` to `most` (`usize::MAX`: no
+/// upper bound), or `default` when it is not set.
+fn whole_number(
+    settings: &Settings,
+    strategy: &'static str,
+    key: &str,
+    default: usize,
+    least: usize,
+    most: usize,
+) -> Result<usize, ChunkError> {
+    let Some(value) = settings.get(key) else { return Ok(default) };
+    match value.parse::<usize>() {
+        Ok(n) if (least..=most).contains(&n) => Ok(n),
+        _ => {
+            let range = if most == usize::MAX { format!("of at least {least}") } else { format!("from {least} to {most}") };
+            Err(ChunkError::InvalidSetting { strategy, message: format!("{key} must be a whole number {range}, got \"{value}\"") })
+        }
+    }
 }
 
 /// The strategy called `name`, its settings checked.

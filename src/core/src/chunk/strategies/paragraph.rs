@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use super::{Document, Limits, Settings, Strategy};
+use super::{whole_number, Document, Limits, Settings, Strategy};
 use crate::chunk::measure::{ChunkSizer, Measure};
 use crate::chunk::pack::{Packer, Piece, Unit, UnitKind};
 use crate::chunk::{sentences, trim, ChunkError, MIN_MAX_TOKENS};
@@ -144,14 +144,15 @@ pub fn chunk_paragraphs(
         .into_iter()
         .enumerate()
         .map(|(index, piece)| {
-            let held: Vec<usize> =
-                (0..units.len()).filter(|&u| units[u].span.start < piece.span.end && piece.span.start < units[u].span.end).collect();
+            // the units the piece overlaps: units are in order and do not overlap
+            let first = units.partition_point(|u| u.span.end <= piece.span.start);
+            let end = units.partition_point(|u| u.span.start < piece.span.end);
             Ok(ParagraphChunk {
                 index,
                 content: text[piece.span.clone()].to_string(),
-                first_paragraph: sources[held[0]],
-                last_paragraph: sources[held[held.len() - 1]],
-                para_count: held.len(),
+                first_paragraph: sources[first],
+                last_paragraph: sources[end - 1],
+                para_count: end - first,
                 split: piece.split,
                 token_count: measure.count(piece.span)?,
             })
@@ -165,15 +166,7 @@ fn invalid(message: String) -> ChunkError {
 
 /// `max_chars` and `min_chars` from the settings, or their defaults.
 fn char_limits(settings: &Settings) -> Result<(usize, usize), ChunkError> {
-    let read = |key: &str, default: usize| -> Result<usize, ChunkError> {
-        match settings.get(key) {
-            None => Ok(default),
-            Some(value) => match value.parse::<usize>() {
-                Ok(n) if n >= 1 => Ok(n),
-                _ => Err(invalid(format!("{key} must be a whole number of at least 1, got \"{value}\""))),
-            },
-        }
-    };
+    let read = |key: &str, default: usize| whole_number(settings, "paragraph", key, default, 1, usize::MAX);
     Ok((read("max_chars", MAX_CHARS)?, read("min_chars", MIN_CHARS)?))
 }
 

@@ -27,7 +27,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::{Document, Limits, Settings, Strategy};
+use super::{whole_number, Document, Limits, Settings, Strategy};
 use crate::chunk::breakpoints::{self, ThresholdType};
 use crate::chunk::pack::{Packer, Piece, Unit, UnitKind};
 use crate::chunk::{sentences, ChunkError};
@@ -150,10 +150,7 @@ fn gap_distances(
         }
     }
     let vectors = embedder(&windows)?;
-    Ok(sides
-        .iter()
-        .map(|(left, right)| breakpoints::distances(&[vectors[index[left]].clone(), vectors[index[right]].clone()])[0])
-        .collect())
+    Ok(sides.iter().map(|(left, right)| breakpoints::distance(&vectors[index[left]], &vectors[index[right]])).collect())
 }
 
 /// The settings with their defaults, or why they are wrong.
@@ -173,15 +170,7 @@ pub fn parse(settings: &Settings) -> Result<SemanticSettings, ChunkError> {
         Some(value) => value.parse::<f64>().map_err(|_| invalid(format!("threshold_amount must be a number, got \"{value}\"")))?,
     };
     threshold_type.check_amount(threshold_amount).map_err(invalid)?;
-    let whole = |key: &str, default: usize, most: usize| -> Result<usize, ChunkError> {
-        match settings.get(key) {
-            None => Ok(default),
-            Some(value) => match value.parse::<usize>() {
-                Ok(n) if n <= most => Ok(n),
-                _ => Err(invalid(format!("{key} must be a whole number from 0 to {most}, got \"{value}\""))),
-            },
-        }
-    };
+    let whole = |key: &str, default: usize, most: usize| whole_number(settings, "semantic", key, default, 0, most);
     Ok(SemanticSettings {
         by_sentence,
         threshold_type,
