@@ -7,7 +7,7 @@ export PG_DOF_CACHE ?= /var/cache/pg_dof
 export CARGO_TARGET_DIR ?= $(PG_DOF_CACHE)/target
 ARGS ?=
 
-.PHONY: run test setup install start stop clean psql soak bench fixtures fuzz test-core test-pgrx test-regress
+.PHONY: run test setup install start stop clean psql soak bench fixtures fuzz test-core test-pgrx test-regress shards
 
 run: install start ## set up, build, install, start the local cluster, load samples, report
 	@scripts/demo.sh
@@ -24,8 +24,12 @@ install: setup ## release build of the extension into PostgreSQL 15
 start: ## start the project's own cluster (never the system one)
 	@scripts/cluster.sh start
 
-stop: ## stop the local cluster
+stop: ## stop the local cluster (and the sharded set-up's clusters when running)
 	@scripts/cluster.sh stop
+	@scripts/shards.sh stop >/dev/null
+
+shards: install ## a coordinator and two pg_dof shards on this machine (PL/Proxy), the samples loaded through it, a search
+	@scripts/shards.sh start
 
 clean: ## stop the local cluster and delete its data
 	@scripts/cluster.sh clean

@@ -2,6 +2,8 @@
 # The project's own PostgreSQL 15 cluster: never the system one.
 #   cluster.sh start | stop | restart | clean | status | psql [psql args...] | dir | fresh
 #   (fresh: drops and recreates database $PG_DOF_DB with pg_dof installed)
+# PG_DOF_RUN (its directory), PG_DOF_PORT, PG_DOF_DB, PG_DOF_PRELOAD=0 (no queue workers) and
+# PG_DOF_SHARED_BUFFERS describe a further cluster: scripts/shards.sh starts three.
 # Data, socket and log live in one directory owned by the postgres user (PostgreSQL
 # refuses to run as root): .run/ in the checkout when postgres can reach it, otherwise a
 # folder under /var/tmp named after the checkout. Unix socket only, port $PG_DOF_PORT;
@@ -16,6 +18,10 @@ DB="${PG_DOF_DB:-pg_dof}"
 as_postgres() { if [ "$(id -u)" = 0 ]; then sudo -u postgres "$@"; else "$@"; fi; }
 
 run_dir() {
+  if [ -n "${PG_DOF_RUN:-}" ]; then  # another cluster beside the main one (scripts/shards.sh)
+    mkdir -p "$PG_DOF_RUN"; [ "$(id -u)" = 0 ] && chown postgres:postgres "$PG_DOF_RUN"
+    echo "$PG_DOF_RUN"; return
+  fi
   local dir="$repo/.run"
   mkdir -p "$dir"
   [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
@@ -41,12 +47,12 @@ case "${1:-status}" in
       || echo "pg_dof.queue_database = 'pg_dof'" | as_postgres tee -a "$DATA/postgresql.conf" >/dev/null
     # preloaded once installed (a build not yet installed would stop the server starting)
     preload=""
-    [ -f "$("$PG_CONFIG" --pkglibdir)/pg_dof.so" ] && preload="-c shared_preload_libraries=pg_dof"
+    [ -f "$("$PG_CONFIG" --pkglibdir)/pg_dof.so" ] && [ "${PG_DOF_PRELOAD:-1}" = 1 ] && preload="-c shared_preload_libraries=pg_dof"
     if running; then
       echo "cluster already running ($RUN, port $PORT)"
     else
       as_postgres "$PG_BIN/pg_ctl" -D "$DATA" -l "$RUN/postgresql.log" -w \
-        -o "-p $PORT -k $RUN -c listen_addresses='' -c shared_buffers=1GB $preload" start >/dev/null
+        -o "-p $PORT -k $RUN -c listen_addresses='' -c shared_buffers=${PG_DOF_SHARED_BUFFERS:-1GB} $preload" start >/dev/null
       echo "cluster started ($RUN, port $PORT)"
     fi
     as_postgres "$PG_BIN/psql" -X -h "$RUN" -p "$PORT" -U postgres -d postgres -Atq \

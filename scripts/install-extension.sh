@@ -9,6 +9,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 cargo pgrx install --release --pg-config "$PG_CONFIG" >/dev/null
 install -m 644 sql/releases/pg_dof--*.sql sql/releases/pg_dof--*.control "$("$PG_CONFIG" --sharedir)/extension/"
+# the coordinator of a sharded set-up: SQL only, over PL/Proxy (coordinator/)
+install -m 644 coordinator/pg_dof_coordinator.control coordinator/pg_dof_coordinator--*.sql "$("$PG_CONFIG" --sharedir)/extension/"
 # the project's cluster preloads pg_dof (queue workers): its postmaster holds the old
 # library, and every backend it forks would run it, so a running cluster restarts
 if "$here/cluster.sh" status | grep -q '^running'; then "$here/cluster.sh" restart >/dev/null; fi

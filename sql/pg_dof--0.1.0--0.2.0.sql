@@ -150,8 +150,36 @@ CREATE FUNCTION "dof_bm25_score_internal"("tsv" anyelement, "length" double prec
                                           "idfs" double precision[], "average_length" double precision)
 RETURNS double precision
 IMMUTABLE PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_bm25_score_internal_wrapper';
-COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector (k1 1.2, b 0.75, heading matches twice); used by dof_text_search';
+COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector (k1 1.2, b 0.75, heading matches twice); used by the text leg';
 DROP FUNCTION dof_bm25_internal(anyelement, double precision, text[], double precision[], double precision, double precision, double precision, double precision);
+
+-- The text leg's query with its BM25 inputs given: this server's statistics
+-- (dof_text_search) or every shard's added up (a coordinator's search, through
+-- dof_shard_legs). Its callers check the arguments.
+CREATE FUNCTION dof_text_leg_internal(query_terms tsquery, k integer, collection text, filter jsonb, ranking text,
+                                      match_terms text, lexemes text[], idfs double precision[],
+                                      chunks double precision[], average_length double precision)
+    RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    match_query tsquery := CASE WHEN match_terms = 'any' THEN dof_any_terms_query(query_terms, lexemes, idfs, chunks)
+                                ELSE query_terms END;
+BEGIN
+    RETURN QUERY
+    SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
+    FROM (SELECT c.id,
+                 CASE WHEN ranking = 'bm25'
+                      THEN dof_bm25_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length)
+                      ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
+          FROM dof_chunks c
+          WHERE c.tsv @@ match_query
+            AND (dof_text_leg_internal.collection IS NULL OR c.collection = dof_text_leg_internal.collection)
+            AND (filter IS NULL OR c.metadata @> filter)
+          ORDER BY score DESC, c.id
+          LIMIT k) hits
+    ORDER BY hits.score DESC, hits.id;
+END
+$$;
 
 CREATE OR REPLACE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                 filter jsonb DEFAULT NULL, ranking text DEFAULT 'bm25',
@@ -161,7 +189,6 @@ CREATE OR REPLACE FUNCTION dof_text_search(query text, k integer DEFAULT 10, col
 DECLARE
     settings dof_collections := dof_collection(collection);
     query_terms tsquery := websearch_to_tsquery(settings.text_search_config, query);
-    match_query tsquery := query_terms;
     lexemes text[];
     idfs double precision[];
     chunks double precision[];
@@ -184,22 +211,8 @@ BEGIN
     IF ranking = 'bm25' OR match_terms = 'any' THEN
         SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms, dof_text_search.collection);
     END IF;
-    IF match_terms = 'any' THEN
-        match_query := dof_any_terms_query(query_terms, lexemes, idfs, chunks);
-    END IF;
-    RETURN QUERY
-    SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
-    FROM (SELECT c.id,
-                 CASE WHEN ranking = 'bm25'
-                      THEN dof_bm25_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length)
-                      ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
-          FROM dof_chunks c
-          WHERE c.tsv @@ match_query
-            AND (dof_text_search.collection IS NULL OR c.collection = dof_text_search.collection)
-            AND (filter IS NULL OR c.metadata @> filter)
-          ORDER BY score DESC, c.id
-          LIMIT k) hits
-    ORDER BY hits.score DESC, hits.id;
+    RETURN QUERY SELECT * FROM dof_text_leg_internal(query_terms, k, dof_text_search.collection, filter, ranking,
+                                                     match_terms, lexemes, idfs, chunks, average_length);
 END
 $$;
 
@@ -714,19 +727,29 @@ BEGIN ATOMIC
     WHERE dof_collection_stats.collection IS NULL OR s.collection = dof_collection_stats.collection;
 END;
 
--- BM25's inputs for a query in a collection (NULL: all collections), exact: the
--- lexemes of querytree(query) (the ones a match needs; negated terms are not), their IDFs
--- (Lucene's ln(1 + (N - n + 0.5) / (n + 0.5)), n the chunks holding the lexeme, N the
--- collection's chunks), n itself, and the collection's mean chunk length in tokens. The
--- statistics count every chunk of the collection, whatever row-level security lets the
--- caller see: a role without SELECT on them ranks with every IDF 1, no chunk counts and no
--- length normalisation.
+-- The lexemes of querytree(query), distinct and sorted: the ones a match needs (negated
+-- terms are not). BM25 scores these; a coordinator sends them to every shard.
+CREATE FUNCTION dof_query_lexemes(query tsquery) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN (SELECT coalesce(array_agg(DISTINCT replace(m[1], '''''', '''')), '{}')
+            FROM regexp_matches(querytree(query), '''((?:[^'']|'''')*)''', 'g') AS m);
+
+-- Lucene's IDF, ln(1 + (N - n + 0.5) / (n + 0.5)), of each count n of chunks holding a
+-- lexeme among N chunks: one formula for one server and for a coordinator's global counts.
+CREATE FUNCTION dof_bm25_idfs(chunks double precision[], total double precision) RETURNS double precision[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN ARRAY(SELECT ln(1 + (total - u.n + 0.5) / (u.n + 0.5)) FROM unnest(chunks) WITH ORDINALITY AS u(n, i) ORDER BY u.i);
+
+-- BM25's inputs for a query in a collection (NULL: all collections), exact: the query's
+-- lexemes (dof_query_lexemes), their IDFs (dof_bm25_idfs), the chunks holding each (n),
+-- and the collection's mean chunk length in tokens. The statistics count every chunk of
+-- the collection, whatever row-level security lets the caller see: a role without SELECT
+-- on them ranks with every IDF 1, no chunk counts and no length normalisation.
 CREATE FUNCTION dof_bm25_terms(query tsquery, collection text DEFAULT NULL)
     RETURNS TABLE (lexemes text[], idfs double precision[], chunks double precision[], average_length double precision)
     LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 DECLARE
-    terms text[] := (SELECT coalesce(array_agg(DISTINCT replace(m[1], '''''', '''')), '{}')
-                     FROM regexp_matches(querytree(query), '''((?:[^'']|'''')*)''', 'g') AS m);
+    terms text[] := dof_query_lexemes(query);
     total double precision;
     counts double precision[];
 BEGIN
@@ -736,17 +759,17 @@ BEGIN
     END IF;
     SELECT s.chunks, s.tokens::double precision / nullif(s.chunks, 0) INTO total, average_length
     FROM dof_collection_stats(dof_bm25_terms.collection) s;
-    counts := ARRAY(SELECT t.chunks::double precision
-                    FROM unnest(terms) WITH ORDINALITY AS u(lexeme, position)
-                    JOIN dof_term_stats(dof_bm25_terms.collection, terms) t ON t.lexeme = u.lexeme
-                    ORDER BY u.position);
-    RETURN QUERY SELECT terms, ARRAY(SELECT ln(1 + (total - n + 0.5) / (n + 0.5)) FROM unnest(counts) WITH ORDINALITY AS u(n, i) ORDER BY i),
-                        counts, average_length;
+    -- dof_term_stats returns the lexemes in the order given
+    counts := ARRAY(SELECT t.chunks::double precision FROM dof_term_stats(dof_bm25_terms.collection, terms) t);
+    RETURN QUERY SELECT terms, dof_bm25_idfs(counts, total), counts, average_length;
 END
 $$;
 COMMENT ON FUNCTION dof_term_stats(text, text[]) IS 'How many chunks of a collection (NULL: all) hold each lexeme, exact (dof_term_stats deltas summed); what a sharded search adds up over shards';
 COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all collections'') chunk count and total length in tokens, exact';
 COMMENT ON FUNCTION dof_bm25_terms(tsquery, text) IS 'BM25 inputs for a query in a collection (NULL: all): its lexemes, their IDFs, the chunks holding each, and the mean chunk length in tokens, from the collection''s exact statistics';
+COMMENT ON FUNCTION dof_query_lexemes(tsquery) IS 'The lexemes of querytree(query), distinct and sorted: what BM25 scores and a coordinator sends to every shard';
+COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF of each count of chunks holding a lexeme among total chunks';
+COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, text, text[], double precision[], double precision[], double precision) IS 'Internal: the text leg''s query with its BM25 inputs given (this server''s statistics, or a coordinator''s global ones)';
 
 -- Defaults chosen by measurement (bench/scripts/retrieval_quality.sh, two evaluation sets):
 -- independent embedding beat late chunking on the vector leg and in hybrid search, and
@@ -982,3 +1005,186 @@ $$;
 
 COMMENT ON FUNCTION dof_process_queue_batch(integer, integer) IS 'One batch of the deferred queue in the caller''s transaction (what dof_process_queue and the background workers run): claims up to batch_size queued documents, then failed ones under max_attempts after a pause that doubles per attempt, with FOR UPDATE SKIP LOCKED, and indexes them';
 COMMENT ON FUNCTION dof_requeue(text) IS 'Queues every document of a collection (all when NULL) for re-indexing and returns how many: the background workers, or CALL dof_process_queue(), index them (dof_queue_progress shows how far)';
+
+-- Sharding (the new pg_dof_coordinator extension): a pg_dof database as one shard of several: what the coordinator (the pg_dof_coordinator
+-- extension, PL/Proxy) calls on each shard. Every function here is also usable on a
+-- single server; none holds state beyond dof_shard_identity.
+
+-- Which shard this database is: ids of documents and chunks are congruent to `shard`
+-- modulo `max_shards`, so no two shards hand out the same id (a coordinator merges ids
+-- from every shard, and dedup_by_source compares document ids).
+CREATE TABLE dof_shard_identity (
+    singleton  boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    shard      integer NOT NULL CHECK (shard >= 0),
+    max_shards integer NOT NULL CHECK (max_shards >= 1 AND shard < max_shards)
+);
+SELECT pg_catalog.pg_extension_config_dump('dof_shard_identity', '');
+COMMENT ON TABLE dof_shard_identity IS 'This database''s shard number and the most shards its cluster may have (dof_shard_configure); empty on a single server';
+
+-- Makes this database shard `shard` (0-based) of at most `max_shards`: the identity
+-- sequences of dof_documents and dof_chunks restart at the next free id congruent to
+-- `shard` and step by `max_shards`. Refused when it already holds ids of another shard's
+-- class (configure a shard before loading it).
+CREATE FUNCTION dof_shard_configure(shard integer, max_shards integer) RETURNS void
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    relation text;
+    highest bigint;
+    next_id bigint;
+BEGIN
+    IF shard IS NULL OR max_shards IS NULL OR max_shards < 1 OR max_shards > 1024 OR shard < 0 OR shard >= max_shards THEN
+        RAISE EXCEPTION 'shard must be between 0 and max_shards - 1 and max_shards between 1 and 1024 (got shard %, max_shards %)',
+                        coalesce(shard::text, 'NULL'), coalesce(max_shards::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'e.g. SELECT dof_shard_configure(0, 64) on the first of up to 64 shards';
+    END IF;
+    FOREACH relation IN ARRAY ARRAY['dof_documents', 'dof_chunks'] LOOP
+        EXECUTE format('SELECT max(id) FROM %I WHERE id %% %s <> %s', relation, max_shards, shard) INTO highest;
+        IF highest IS NOT NULL THEN
+            RAISE EXCEPTION '% already holds ids of another shard than % (id % is % modulo %)', relation, shard, highest, highest % max_shards, max_shards
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      HINT = 'configure a shard before loading documents into it';
+        END IF;
+        EXECUTE format('SELECT coalesce(max(id), 0) FROM %I', relation) INTO highest;
+        next_id := highest + 1 + ((shard - (highest + 1)) % max_shards + max_shards) % max_shards;
+        EXECUTE format('ALTER TABLE %I ALTER COLUMN id SET INCREMENT BY %s RESTART WITH %s', relation, max_shards, next_id);
+    END LOOP;
+    INSERT INTO dof_shard_identity (shard, max_shards) VALUES (dof_shard_configure.shard, dof_shard_configure.max_shards)
+    ON CONFLICT (singleton) DO UPDATE SET shard = excluded.shard, max_shards = excluded.max_shards;
+END
+$$;
+
+-- Stores a document idempotently: added when its (collection, source_id) is new, updated
+-- when its body (by content hash), title or metadata changed, and 'unchanged' (nothing
+-- written, nothing indexed) otherwise, so sending it again is safe. The content hash goes
+-- into metadata.content_sha256, as the loader's. A coordinator routes it to one shard.
+CREATE FUNCTION dof_put_document(collection text, source_id text, title text, body text, metadata jsonb DEFAULT '{}')
+    RETURNS TABLE (document_id bigint, action text)
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    collection_name text := (dof_collection(collection)).name;
+    stored_metadata jsonb;
+BEGIN
+    IF source_id IS NULL OR body IS NULL THEN
+        RAISE EXCEPTION 'source_id and body must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF metadata IS NOT NULL AND jsonb_typeof(metadata) <> 'object' THEN
+        RAISE EXCEPTION 'metadata must be a JSON object, got %', jsonb_typeof(metadata) USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    stored_metadata := coalesce(metadata, '{}') || jsonb_build_object('content_sha256', encode(sha256(convert_to(body, 'UTF8')), 'hex'));
+    RETURN QUERY
+    INSERT INTO dof_documents AS d (collection, source_id, title, body, metadata)
+    VALUES (collection_name, dof_put_document.source_id, dof_put_document.title, dof_put_document.body, stored_metadata)
+    ON CONFLICT ON CONSTRAINT dof_documents_collection_source_id_key DO UPDATE
+        SET title = excluded.title, metadata = excluded.metadata,
+            body = CASE WHEN d.metadata->>'content_sha256' IS DISTINCT FROM excluded.metadata->>'content_sha256'
+                        THEN excluded.body ELSE d.body END
+        WHERE d.metadata IS DISTINCT FROM excluded.metadata OR d.title IS DISTINCT FROM excluded.title
+    RETURNING d.id, CASE WHEN d.xmax = 0 THEN 'added' ELSE 'updated' END;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT d.id, 'unchanged'::text FROM dof_documents d
+                     WHERE d.collection = collection_name AND d.source_id = dof_put_document.source_id;
+    END IF;
+END
+$$;
+
+-- A query as the coordinator needs it before asking every shard: its embedding (when
+-- `embed`; computed on one shard only) and its lexemes in the collection's text search
+-- configuration.
+CREATE FUNCTION dof_shard_query(query text, collection text, embed boolean)
+    RETURNS TABLE (query_embedding vector, lexemes text[])
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    settings dof_collections := dof_collection(collection);
+BEGIN
+    IF query IS NULL THEN
+        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    RETURN QUERY SELECT CASE WHEN embed THEN dof_embed_query(query, settings.model) END,
+                        dof_query_lexemes(websearch_to_tsquery(settings.text_search_config, query));
+END
+$$;
+
+-- This shard's part of a collection's BM25 statistics for the lexemes given (in their
+-- order), with its pg_dof version and shard number: the coordinator adds the counts up
+-- and refuses to search shards of different versions.
+CREATE FUNCTION dof_shard_term_stats(collection text, lexemes text[])
+    RETURNS TABLE (chunks bigint[], total_chunks bigint, total_tokens bigint, version text, shard integer)
+    LANGUAGE sql STABLE SET search_path FROM CURRENT
+BEGIN ATOMIC
+    SELECT ARRAY(SELECT t.chunks FROM dof_term_stats(dof_shard_term_stats.collection, lexemes) t),
+           s.chunks, s.tokens,
+           (SELECT e.extversion FROM pg_extension e WHERE e.extname = 'pg_dof'),
+           (SELECT i.shard FROM dof_shard_identity i)
+    FROM dof_collection_stats(dof_shard_term_stats.collection) s;
+END;
+
+-- Both legs on this shard, ids and scores only: the vector leg's `candidates` nearest
+-- chunks (score = cosine distance) and the text leg's `candidates` best (score = BM25 or
+-- ts_rank_cd) under the statistics given, the whole cluster's (counts per lexeme in
+-- dof_shard_query's order, chunk count, mean length), so every shard scores as one server
+-- holding all the chunks would. The arguments are dof_hybrid_search's, checked there.
+CREATE FUNCTION dof_shard_legs(query text, candidates integer, collection text, filter jsonb, query_embedding vector,
+                               ranking text, match_terms text, lexemes text[], chunks double precision[],
+                               total_chunks double precision, average_length double precision)
+    RETURNS TABLE (leg text, chunk_id bigint, score double precision)
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    settings dof_collections := dof_collection(collection);
+BEGIN
+    RETURN QUERY SELECT 'vector'::text, v.chunk_id, v.distance
+                 FROM dof_vector_search(query, candidates, collection, filter, query_embedding) v;
+    RETURN QUERY SELECT 'text'::text, t.chunk_id, t.text_score
+                 FROM dof_text_leg_internal(websearch_to_tsquery(settings.text_search_config, query), candidates,
+                                            collection, filter, ranking, match_terms, lexemes,
+                                            dof_bm25_idfs(chunks, total_chunks), chunks, average_length) t;
+END
+$$;
+
+-- The chunks of `ids` this shard holds, with their document; the content only when asked
+-- (a coordinator fetches the content of its final k only).
+CREATE FUNCTION dof_shard_chunks(ids bigint[], with_content boolean)
+    RETURNS TABLE (chunk_id bigint, document_id bigint, source_id text, heading_path text[], content text)
+    LANGUAGE sql STABLE SET search_path FROM CURRENT
+BEGIN ATOMIC
+    SELECT c.id, c.document_id, d.source_id, c.heading_path, CASE WHEN with_content THEN c.content END
+    FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id
+    WHERE c.id = ANY (ids);
+END;
+
+-- One row about this shard: its number, pg_dof version, documents, chunks and queue.
+CREATE FUNCTION dof_shard_status()
+    RETURNS TABLE (shard integer, max_shards integer, version text, documents bigint, chunks bigint,
+                   queued bigint, failed bigint)
+    LANGUAGE sql STABLE SET search_path FROM CURRENT
+BEGIN ATOMIC
+    SELECT (SELECT i.shard FROM dof_shard_identity i), (SELECT i.max_shards FROM dof_shard_identity i),
+           (SELECT e.extversion FROM pg_extension e WHERE e.extname = 'pg_dof'),
+           (SELECT count(*) FROM dof_documents), (SELECT count(*) FROM dof_chunks),
+           (SELECT count(*) FROM dof_queue q WHERE q.status = 'queued'),
+           (SELECT count(*) FROM dof_queue q WHERE q.status = 'failed');
+END;
+
+-- Runs one SQL command here, as the caller: how a coordinator's dof_cluster_execute runs
+-- DDL, collection and model changes and ALTER EXTENSION ... UPDATE on every shard.
+-- Returns the rows it processed. Only for roles granted EXECUTE (none but the owner by
+-- default); it gives no privilege the caller lacks.
+CREATE FUNCTION dof_shard_execute(command text) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    processed bigint;
+BEGIN
+    EXECUTE command;
+    GET DIAGNOSTICS processed = ROW_COUNT;
+    RETURN processed;
+END
+$$;
+REVOKE ALL ON FUNCTION dof_shard_execute(text) FROM PUBLIC;
+
+COMMENT ON FUNCTION dof_shard_configure(integer, integer) IS 'Makes this database shard number shard (0-based) of at most max_shards: document and chunk ids become congruent to shard modulo max_shards, unique across shards';
+COMMENT ON FUNCTION dof_put_document(text, text, text, text, jsonb) IS 'Stores a document idempotently by (collection, source_id) and content hash: added, updated or unchanged (nothing written); what a coordinator routes to one shard';
+COMMENT ON FUNCTION dof_shard_query(text, text, boolean) IS 'For a coordinator: the query''s embedding (when embed) and its lexemes in the collection''s text search configuration';
+COMMENT ON FUNCTION dof_shard_term_stats(text, text[]) IS 'For a coordinator: this shard''s chunk counts for the lexemes, its chunk and token totals, its pg_dof version and shard number';
+COMMENT ON FUNCTION dof_shard_legs(text, integer, text, jsonb, vector, text, text, text[], double precision[], double precision, double precision) IS 'For a coordinator: both legs'' candidates on this shard (ids and scores only), the text leg scored with the cluster''s statistics';
+COMMENT ON FUNCTION dof_shard_chunks(bigint[], boolean) IS 'For a coordinator: the chunks of ids this shard holds, with document and source, content when asked';
+COMMENT ON FUNCTION dof_shard_status() IS 'This shard''s number, pg_dof version, documents, chunks, queued and failed documents';
+COMMENT ON FUNCTION dof_shard_execute(text) IS 'Runs one SQL command as the caller (a coordinator''s dof_cluster_execute); EXECUTE is not granted to PUBLIC';

@@ -22,19 +22,29 @@ BEGIN ATOMIC
     WHERE dof_collection_stats.collection IS NULL OR s.collection = dof_collection_stats.collection;
 END;
 
--- BM25's inputs for a query in a collection (NULL: all collections), exact: the
--- lexemes of querytree(query) (the ones a match needs; negated terms are not), their IDFs
--- (Lucene's ln(1 + (N - n + 0.5) / (n + 0.5)), n the chunks holding the lexeme, N the
--- collection's chunks), n itself, and the collection's mean chunk length in tokens. The
--- statistics count every chunk of the collection, whatever row-level security lets the
--- caller see: a role without SELECT on them ranks with every IDF 1, no chunk counts and no
--- length normalisation.
+-- The lexemes of querytree(query), distinct and sorted: the ones a match needs (negated
+-- terms are not). BM25 scores these; a coordinator sends them to every shard.
+CREATE FUNCTION dof_query_lexemes(query tsquery) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN (SELECT coalesce(array_agg(DISTINCT replace(m[1], '''''', '''')), '{}')
+            FROM regexp_matches(querytree(query), '''((?:[^'']|'''')*)''', 'g') AS m);
+
+-- Lucene's IDF, ln(1 + (N - n + 0.5) / (n + 0.5)), of each count n of chunks holding a
+-- lexeme among N chunks: one formula for one server and for a coordinator's global counts.
+CREATE FUNCTION dof_bm25_idfs(chunks double precision[], total double precision) RETURNS double precision[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN ARRAY(SELECT ln(1 + (total - u.n + 0.5) / (u.n + 0.5)) FROM unnest(chunks) WITH ORDINALITY AS u(n, i) ORDER BY u.i);
+
+-- BM25's inputs for a query in a collection (NULL: all collections), exact: the query's
+-- lexemes (dof_query_lexemes), their IDFs (dof_bm25_idfs), the chunks holding each (n),
+-- and the collection's mean chunk length in tokens. The statistics count every chunk of
+-- the collection, whatever row-level security lets the caller see: a role without SELECT
+-- on them ranks with every IDF 1, no chunk counts and no length normalisation.
 CREATE FUNCTION dof_bm25_terms(query tsquery, collection text DEFAULT NULL)
     RETURNS TABLE (lexemes text[], idfs double precision[], chunks double precision[], average_length double precision)
     LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 DECLARE
-    terms text[] := (SELECT coalesce(array_agg(DISTINCT replace(m[1], '''''', '''')), '{}')
-                     FROM regexp_matches(querytree(query), '''((?:[^'']|'''')*)''', 'g') AS m);
+    terms text[] := dof_query_lexemes(query);
     total double precision;
     counts double precision[];
 BEGIN
@@ -44,12 +54,9 @@ BEGIN
     END IF;
     SELECT s.chunks, s.tokens::double precision / nullif(s.chunks, 0) INTO total, average_length
     FROM dof_collection_stats(dof_bm25_terms.collection) s;
-    counts := ARRAY(SELECT t.chunks::double precision
-                    FROM unnest(terms) WITH ORDINALITY AS u(lexeme, position)
-                    JOIN dof_term_stats(dof_bm25_terms.collection, terms) t ON t.lexeme = u.lexeme
-                    ORDER BY u.position);
-    RETURN QUERY SELECT terms, ARRAY(SELECT ln(1 + (total - n + 0.5) / (n + 0.5)) FROM unnest(counts) WITH ORDINALITY AS u(n, i) ORDER BY i),
-                        counts, average_length;
+    -- dof_term_stats returns the lexemes in the order given
+    counts := ARRAY(SELECT t.chunks::double precision FROM dof_term_stats(dof_bm25_terms.collection, terms) t);
+    RETURN QUERY SELECT terms, dof_bm25_idfs(counts, total), counts, average_length;
 END
 $$;
 
@@ -70,6 +77,34 @@ BEGIN ATOMIC
                                WHERE s.running <= budget), query) END;
 END;
 
+-- The text leg's query with its BM25 inputs given: this server's statistics
+-- (dof_text_search) or every shard's added up (a coordinator's search, through
+-- dof_shard_legs). Its callers check the arguments.
+CREATE FUNCTION dof_text_leg_internal(query_terms tsquery, k integer, collection text, filter jsonb, ranking text,
+                                      match_terms text, lexemes text[], idfs double precision[],
+                                      chunks double precision[], average_length double precision)
+    RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    match_query tsquery := CASE WHEN match_terms = 'any' THEN dof_any_terms_query(query_terms, lexemes, idfs, chunks)
+                                ELSE query_terms END;
+BEGIN
+    RETURN QUERY
+    SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
+    FROM (SELECT c.id,
+                 CASE WHEN ranking = 'bm25'
+                      THEN dof_bm25_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length)
+                      ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
+          FROM dof_chunks c
+          WHERE c.tsv @@ match_query
+            AND (dof_text_leg_internal.collection IS NULL OR c.collection = dof_text_leg_internal.collection)
+            AND (filter IS NULL OR c.metadata @> filter)
+          ORDER BY score DESC, c.id
+          LIMIT k) hits
+    ORDER BY hits.score DESC, hits.id;
+END
+$$;
+
 -- Text leg: chunk ids matching the query in the collection's text search configuration
 -- (spanish by default), ranked by BM25 (dof_core::bm25's parameters; IDFs and lengths from
 -- dof_bm25_terms) or, with ranking => 'ts_rank_cd', by PostgreSQL's cover density
@@ -88,7 +123,6 @@ CREATE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection tex
 DECLARE
     settings dof_collections := dof_collection(collection);
     query_terms tsquery := websearch_to_tsquery(settings.text_search_config, query);
-    match_query tsquery := query_terms;
     lexemes text[];
     idfs double precision[];
     chunks double precision[];
@@ -111,28 +145,17 @@ BEGIN
     IF ranking = 'bm25' OR match_terms = 'any' THEN
         SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms, dof_text_search.collection);
     END IF;
-    IF match_terms = 'any' THEN
-        match_query := dof_any_terms_query(query_terms, lexemes, idfs, chunks);
-    END IF;
-    RETURN QUERY
-    SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
-    FROM (SELECT c.id,
-                 CASE WHEN ranking = 'bm25'
-                      THEN dof_bm25_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length)
-                      ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
-          FROM dof_chunks c
-          WHERE c.tsv @@ match_query
-            AND (dof_text_search.collection IS NULL OR c.collection = dof_text_search.collection)
-            AND (filter IS NULL OR c.metadata @> filter)
-          ORDER BY score DESC, c.id
-          LIMIT k) hits
-    ORDER BY hits.score DESC, hits.id;
+    RETURN QUERY SELECT * FROM dof_text_leg_internal(query_terms, k, dof_text_search.collection, filter, ranking,
+                                                     match_terms, lexemes, idfs, chunks, average_length);
 END
 $$;
 
-COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector (k1 1.2, b 0.75, heading matches twice); used by dof_text_search';
+COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector (k1 1.2, b 0.75, heading matches twice); used by the text leg';
 COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= ln 20) OR''ed, rarest first within an estimated budget of matching chunks; the query itself when it has operators or no such lexeme';
 COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS 'Text leg alone: the k best chunks matching the query (match_terms: any selective lexeme, or all terms in websearch syntax) in the collection''s text search configuration, ranked by BM25 (default) or ts_rank_cd';
 COMMENT ON FUNCTION dof_term_stats(text, text[]) IS 'How many chunks of a collection (NULL: all) hold each lexeme, exact (dof_term_stats deltas summed); what a sharded search adds up over shards';
 COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all collections'') chunk count and total length in tokens, exact';
 COMMENT ON FUNCTION dof_bm25_terms(tsquery, text) IS 'BM25 inputs for a query in a collection (NULL: all): its lexemes, their IDFs, the chunks holding each, and the mean chunk length in tokens, from the collection''s exact statistics';
+COMMENT ON FUNCTION dof_query_lexemes(tsquery) IS 'The lexemes of querytree(query), distinct and sorted: what BM25 scores and a coordinator sends to every shard';
+COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF of each count of chunks holding a lexeme among total chunks';
+COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, text, text[], double precision[], double precision[], double precision) IS 'Internal: the text leg''s query with its BM25 inputs given (this server''s statistics, or a coordinator''s global ones)';

@@ -46,6 +46,7 @@ pgrx::extension_sql_file!(
 pgrx::extension_sql_file!("../../sql/vector_leg.sql", name = "vector_leg", requires = ["ingest"]);
 pgrx::extension_sql_file!("../../sql/text_leg.sql", name = "text_leg", requires = ["ingest", search::dof_bm25_score_internal]);
 pgrx::extension_sql_file!("../../sql/fusion.sql", name = "fusion", requires = ["vector_leg", "text_leg"]);
+pgrx::extension_sql_file!("../../sql/shard.sql", name = "shard", requires = ["fusion"]);
 pgrx::extension_sql_file!(
     "../../sql/reports.sql",
     name = "reports",

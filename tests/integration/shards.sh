@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Integration: pg_dof over three local clusters, a PL/Proxy coordinator and two shards
+# (scripts/shards.sh), against one server holding the same documents (the project's
+# cluster, database pg_dof_single), with the real model. Documents go in through the
+# coordinator; each lands on exactly one shard (the one dof_shard_of names), ids are unique
+# across shards, re-sending changes nothing; with exact vector legs on both sides the
+# coordinator's top 10 equal the single server's for every query (three fusions); with
+# HNSW the overlap is reported. A shard that is down fails the search naming it; a
+# statement_timeout on the coordinator stops the shards' work; a cancelled put leaves no
+# half-written document; shards of different versions are refused.
+set -uo pipefail
+. "$(dirname "$0")/common.bash"
+repo="$(cd "$scripts/.." && pwd)"
+corpora="${PG_DOF_CORPORA:-$repo/../shared/corpora}"
+export PG_DOF_DB=pg_dof_single
+coord() { "$scripts/shards.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
+shard_q() { local i="$1"; shift; "$scripts/shards.sh" shard "$i" -X -At -v ON_ERROR_STOP=1 -q "$@"; }
+work="$(mktemp -d)"
+trap '"$scripts/shards.sh" stop >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$work"; echo "work: $work"' EXIT
+
+"$scripts/cluster.sh" fresh >/dev/null 2>&1
+"$scripts/shards.sh" up >/dev/null || { echo "FAILED: the coordinator and shards did not start"; exit 1; }
+
+# The documents: the smallest Peruvian legal texts of the shared corpora (Spanish, many
+# short documents, so term statistics vary by shard), or the samples without them.
+files=()
+if [ -d "$corpora/legalize-pe-sample" ]; then
+  mapfile -t files < <(find "$corpora/legalize-pe-sample" -name '*.md' -size +1k -printf '%s %p\n' | sort -n | head -n 48 | cut -d' ' -f2-)
+else
+  echo "note: $corpora/legalize-pe-sample absent, the samples only (fewer documents)"
+  mapfile -t files < <(find "$repo/samples" -name '*.md' ! -name README.md | sort)
+fi
+collection="INSERT INTO dof_collections (name, max_tokens, overlap_tokens) VALUES ('t', 160, 0)"
+q -c "$collection"
+check "$(coord -c "SELECT sum(n) FROM dof_cluster_execute(\$\$$collection\$\$) n")" "2" "dof_cluster_execute creates the collection on both shards"
+
+single_script="$work/single.sql"; cluster_script="$work/cluster.sql"
+for f in "${files[@]}"; do
+  id="$(basename "$(dirname "$f")")/$(basename "$f" .md)"
+  printf '%s\n' "\\set body \`cat '$f'\`" \
+    "INSERT INTO dof_documents (collection, source_id, title, body) VALUES ('t', '$id', split_part(:'body', E'\\n', 1), :'body');" >> "$single_script"
+  printf '%s\n' "\\set body \`cat '$f'\`" \
+    "SELECT action FROM dof_put_document('t', '$id', split_part(:'body', E'\\n', 1), :'body');" >> "$cluster_script"
+done
+PGOPTIONS='-c client_min_messages=warning' q -f "$single_script"
+PGOPTIONS='-c client_min_messages=warning' coord -f "$cluster_script" > "$work/actions"
+n=${#files[@]}
+check "$(sort "$work/actions" | uniq -c | awk '{print $2 ":" $1}')" "added:$n" "every document added through the coordinator"
+
+# placement: on exactly one shard, the one dof_shard_of names
+for i in 0 1; do shard_q "$i" -c "SELECT source_id || '|$i' FROM dof_documents WHERE collection = 't'"; done | sort > "$work/placed"
+cut -d'|' -f1 "$work/placed" > "$work/source_ids"
+coord -c "CREATE TEMPORARY TABLE placed (source_id text)" -c "\\copy placed FROM '$work/source_ids'" \
+      -c "SELECT source_id || '|' || dof_shard_of(source_id) FROM placed" | sort > "$work/expected"
+check "$(wc -l < "$work/placed")" "$n" "every document is stored once"
+check "$(cut -d'|' -f1 "$work/placed" | sort -u | wc -l)" "$n" "no document is on two shards"
+check "$(diff "$work/placed" "$work/expected" >/dev/null && echo same)" "same" "each document is on the shard dof_shard_of names"
+check "$(for i in 0 1; do shard_q "$i" -c "SELECT count(*) > 0 FROM dof_documents"; done | tr '\n' ' ')" "t t " "both shards hold documents"
+for i in 0 1; do shard_q "$i" -c "SELECT 'd' || id FROM dof_documents UNION ALL SELECT 'c' || id FROM dof_chunks"; done > "$work/ids"
+check "$(sort "$work/ids" | uniq -d | wc -l)" "0" "document and chunk ids are unique across shards"
+check "$(for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM dof_chunks WHERE collection = 't'"; done | paste -sd+ | bc)" \
+      "$(q -c "SELECT count(*) FROM dof_chunks WHERE collection = 't'")" "the shards hold as many chunks as the single server"
+
+before="$(for i in 0 1; do shard_q "$i" -c "SELECT string_agg(id::text, ',' ORDER BY id) FROM dof_chunks"; done)"
+PGOPTIONS='-c client_min_messages=warning' coord -f "$cluster_script" > "$work/actions"
+check "$(sort "$work/actions" | uniq -c | awk '{print $2 ":" $1}')" "unchanged:$n" "re-sending every document changes nothing"
+check "$(for i in 0 1; do shard_q "$i" -c "SELECT string_agg(id::text, ',' ORDER BY id) FROM dof_chunks"; done)" "$before" "re-sending re-indexes nothing (same chunk ids)"
+
+# queries: evaluation questions and the loaded documents' first headings
+{ tail -n +2 "$repo/bench/eval/dof_questions.tsv" | cut -f1
+  q -c "SELECT DISTINCT ON (document_id) left(array_to_string(heading_path, ' '), 80) FROM dof_chunks
+        WHERE collection = 't' AND cardinality(heading_path) > 0 ORDER BY document_id, chunk_index LIMIT 40"; } \
+  | awk 'NF' | awk '{print NR "\t" $0}' > "$work/queries.tsv"
+queries=$(wc -l < "$work/queries.tsv")
+for side in single cluster; do
+  run() { if [ "$side" = single ]; then q "$@"; else coord "$@"; fi; }
+  run -c "CREATE TABLE queries (id integer, query text)" -c "\\copy queries FROM '$work/queries.tsv'"
+done
+search_sql() { # FUSION DEDUP: every query's top 10: rank, content hash, score, source
+  echo "SELECT q.id || '|' || h.n || '|' || md5(h.content) || '|' || round(h.score::numeric, 6) || '|' || h.source_id
+        FROM queries q, LATERAL dof_hybrid_search(q.query, 10, 't', fusion => '$1', dedup_by_source => $2)
+             WITH ORDINALITY AS h(chunk_id, document_id, source_id, heading_path, content, score, vector_rank, text_rank, n)
+        ORDER BY q.id, h.n"
+}
+# exact vector legs on both sides: no index scans (HNSW is one), so both sort every distance.
+# Equal means every query's ten chunks (by text) with the same scores; ranks follow the
+# scores, but equal fused scores (0.5 each for the top of one leg and the top of the other
+# under weighted fusion) are ordered by chunk id, and a shard's ids are not the single
+# server's: such reorderings are counted and shown, not failed.
+# RRF scores ranks, and equal scores within a leg are ranked by chunk id: the queries with
+# such ties are left out of the RRF comparison (counted).
+PGOPTIONS='-c enable_indexscan=off' q -c "SELECT q.id FROM queries q
+    WHERE EXISTS (SELECT 1 FROM dof_text_search(q.query, 50, 't') t GROUP BY t.text_score HAVING count(*) > 1)
+       OR EXISTS (SELECT 1 FROM dof_vector_search(q.query, 50, 't') v GROUP BY v.distance HAVING count(*) > 1)" > "$work/leg_ties"
+untied() { if [ "$1" = rrf ]; then awk -F'|' 'NR == FNR { tied[$1] = 1; next } !($1 in tied)' "$work/leg_ties" -; else cat; fi; }
+for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof SET enable_indexscan = off"; done
+for mode in "weighted false" "rrf false" "weighted true"; do
+  set -- $mode
+  PGOPTIONS='-c enable_indexscan=off' q -c "$(search_sql "$1" "$2")" > "$work/single-$1-$2.out"
+  coord -c "$(search_sql "$1" "$2")" > "$work/cluster-$1-$2.out"
+  rows=$(wc -l < "$work/single-$1-$2.out")
+  compared=$(untied "$1" < "$work/single-$1-$2.out" | cut -d'|' -f1 | sort -u | wc -l)
+  same=$(diff <(untied "$1" < "$work/single-$1-$2.out" | cut -d'|' -f1,3,4 | sort) \
+              <(untied "$1" < "$work/cluster-$1-$2.out" | cut -d'|' -f1,3,4 | sort) >/dev/null && echo equal)
+  check "$( [ "$compared" -ge 50 ] && [ "$rows" -ge $((queries * 5)) ] && echo "$same")" "equal" \
+        "exact legs, fusion $1, dedup_by_source $2: the coordinator's top 10 equal one server's for $compared queries"
+  echo "note: $(diff <(cut -d'|' -f1-3 "$work/single-$1-$2.out") <(cut -d'|' -f1-3 "$work/cluster-$1-$2.out") | grep -c '^<') of $rows rows ordered otherwise within equal scores"
+done
+for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof RESET enable_indexscan"; done
+q -c "$(search_sql weighted false)" | cut -d'|' -f1,3 > "$work/single.out"
+coord -c "$(search_sql weighted false)" | cut -d'|' -f1,3 > "$work/cluster.out"
+echo "note: with HNSW on both sides, $(comm -12 <(sort "$work/single.out") <(sort "$work/cluster.out") | wc -l) of $(wc -l < "$work/single.out") top-10 results are the same"
+
+# a put cancelled on the coordinator (statement_timeout) while its shard indexes a large
+# document: the shard's transaction rolls back whole, no document without its chunks
+big="$work/big.md"; for _ in $(seq 1 400); do cat "${files[0]}"; done > "$big"
+printf '%s\n' "\\set body \`cat '$big'\`" "SET statement_timeout = '300ms';" \
+  "SELECT action FROM dof_put_document('t', 'big-document', 'big', :'body');" > "$work/big.sql"
+coord -f "$work/big.sql" >/dev/null 2>"$work/err"
+check "$(grep -c 'statement timeout' "$work/err")" "1" "a put over statement_timeout is cancelled"
+sleep 1
+check "$(for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%dof_put_document%' AND state = 'active' AND pid <> pg_backend_pid()"; done | tr '\n' ' ')" "0 0 " \
+      "the shard's indexing was cancelled with it"
+check "$(for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM dof_documents d WHERE NOT EXISTS (SELECT 1 FROM dof_chunks c WHERE c.document_id = d.id)"; done | tr '\n' ' ')" "0 0 " \
+      "no document is left without its chunks"
+check "$(for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM dof_documents WHERE source_id = 'big-document'"; done | paste -sd+ | bc)" "0" \
+      "the cancelled document is not stored"
+# a coordinator transaction rolled back: PL/Proxy committed the shard's own transaction
+# (no two-phase commit), so the document is there whole, and sending it again is a no-op
+coord -c "BEGIN" -c "SELECT action FROM dof_put_document('t', 'rolled-back', 'x', '# Aviso\n\nTexto del aviso que se revierte.')" -c "ROLLBACK" >/dev/null
+check "$(for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM dof_documents d JOIN dof_chunks c ON c.document_id = d.id WHERE d.source_id = 'rolled-back'"; done | paste -sd+ | bc)" "1" \
+      "a put in a rolled-back coordinator transaction is whole on its shard (documented: no 2PC)"
+check "$(coord -c "SELECT action FROM dof_put_document('t', 'rolled-back', 'x', '# Aviso\n\nTexto del aviso que se revierte.')")" "unchanged" \
+      "the retry of that put changes nothing"
+
+# statement_timeout on the coordinator stops the shards' work
+coord -c "SET statement_timeout = '500ms'" -c "SELECT dof_cluster_execute('SELECT pg_sleep(30)')" >/dev/null 2>"$work/err"
+check "$(grep -c 'statement timeout' "$work/err")" "1" "a coordinator call over statement_timeout is cancelled"
+sleep 1
+check "$(for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND state = 'active' AND pid <> pg_backend_pid()"; done | tr '\n' ' ')" "0 0 " \
+      "the shards' queries were cancelled with it"
+
+# shards of different pg_dof versions are refused
+shard_q 1 -c "UPDATE pg_extension SET extversion = '0.1.0' WHERE extname = 'pg_dof'"
+coord -c "SELECT count(*) FROM dof_hybrid_search('ley', collection => 't')" >/dev/null 2>"$work/err"
+check "$(grep -c 'different pg_dof versions' "$work/err")" "1" "a search over shards of different versions is refused"
+shard_q 1 -c "UPDATE pg_extension SET extversion = '0.2.0' WHERE extname = 'pg_dof'"
+
+# a shard that is down: the search fails naming it; the status view says which
+"$scripts/shards.sh" shard-stop 1 >/dev/null
+port1="$("$scripts/shards.sh" connection 1 | sed 's/.*port=\([0-9]*\).*/\1/')"
+coord -c "SELECT count(*) FROM dof_hybrid_search('ley', collection => 't')" >/dev/null 2>"$work/err"
+check "$(grep -c "PGSQL.$port1" "$work/err")" "1" "a search with a shard down fails naming that shard"
+check "$(coord -c "SELECT string_agg(shard || ':' || reachable, ' ' ORDER BY shard) FROM dof_cluster_status")" "0:true 1:false" \
+      "dof_cluster_status shows the shard that is down"
+"$scripts/shards.sh" shard-start 1 >/dev/null
+check "$(coord -c "SELECT count(*) > 0 FROM dof_hybrid_search('ley', collection => 't')")" "t" "searches work again once the shard is back"
+finish
