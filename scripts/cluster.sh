@@ -82,8 +82,13 @@ case "${1:-status}" in
     echo "$RUN"
     ;;
   fresh)
-    # FORCE: a queue worker may be connected to it
-    PG_DOF_DB=postgres "$0" psql -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB"
+    # FORCE: a queue worker may be connected to it. A worker sees the terminate between
+    # batches, and DROP waits 5 s for it: a longer batch needs another try.
+    for try in 1 2 3 4 5 6; do
+      PG_DOF_DB=postgres "$0" psql -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" 2>/dev/null && break
+      [ "$try" = 6 ] && { echo "could not drop database $DB: still in use" >&2; exit 1; }
+    done
+    PG_DOF_DB=postgres "$0" psql -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE $DB"
     "$0" psql -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning; CREATE EXTENSION pg_dof CASCADE"
     ;;
   *)

@@ -3,12 +3,14 @@
 //! `--jobs` connections at once (with inline triggers each connection chunks and embeds in
 //! its own backend), resumable (a file whose content hash the collection already holds is
 //! skipped, a changed one updated), with progress and a summary; exit status 1 when any
-//! file failed. `--dry-run` reads and classifies without connecting.
+//! file failed. `--dry-run` reads and classifies without connecting. `--coordinator`: the
+//! connection is a pg_dof_coordinator, and each document goes straight to its shard.
 
 mod connect;
 mod convert;
 mod files;
 mod path_metadata;
+mod shards;
 mod store;
 
 use std::collections::BTreeMap;
@@ -63,6 +65,10 @@ struct LoadArgs {
     /// A libpq connection string; default: PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD
     #[arg(long)]
     connection: Option<String>,
+    /// The connection is a pg_dof_coordinator: write each document straight to the shard that
+    /// owns it (the coordinator says which), --jobs connections per shard
+    #[arg(long)]
+    coordinator: bool,
 }
 
 /// What happened to each file.
@@ -98,12 +104,18 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
     }
     let config = connect::config(args.connection.as_deref())?;
     let mut client = connect::connect(&config)?;
-    let existing = store::existing(&mut client, &args.collection)?;
+    // where documents are written: this database, or each shard of a coordinator's cluster
+    let targets = if args.coordinator { shards::targets(&mut client, &config)? } else { vec![config.clone()] };
+    let mut existing = std::collections::HashMap::new();
+    for target in &targets {
+        existing.extend(store::existing(&mut connect::connect(target)?, &args.collection)?);
+    }
     eprintln!(
-        "dof load: {} files into collection {:?}, {}, {} job(s)",
+        "dof load: {} files into collection {:?}, {}{}, {} job(s)",
         found.len(),
         args.collection,
         connect::describe(&config),
+        if args.coordinator { format!(" (coordinator of {} shards)", targets.len()) } else { String::new() },
         args.jobs
     );
 
@@ -111,12 +123,16 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
     let total_bytes: u64 = found.iter().map(|(f, _)| std::fs::metadata(&f.path).map_or(0, |m| m.len())).sum();
     let progress = progress_bar(total_bytes);
     let mut summary = Summary::default();
-    let (batches, batch_rx) = mpsc::sync_channel::<Vec<(store::Row, bool)>>(args.jobs * 2);
-    let batch_rx = std::sync::Arc::new(std::sync::Mutex::new(batch_rx));
     let (results, result_rx) = mpsc::channel::<Result<(usize, usize), (Vec<String>, String)>>();
-    let writers: Vec<_> = (0..args.jobs)
-        .map(|_| {
-            let (batch_rx, results, config, collection) = (batch_rx.clone(), results.clone(), config.clone(), args.collection.clone());
+    // one queue of batches per target, --jobs writers (connections) on each
+    let mut batches = Vec::new();
+    let mut writers = Vec::new();
+    for target in &targets {
+        let (sender, batch_rx) = mpsc::sync_channel::<Vec<(store::Row, bool)>>(args.jobs * 2);
+        batches.push(sender);
+        let batch_rx = std::sync::Arc::new(std::sync::Mutex::new(batch_rx));
+        writers.extend((0..args.jobs).map(|_| {
+            let (batch_rx, results, config, collection) = (batch_rx.clone(), results.clone(), target.clone(), args.collection.clone());
             std::thread::spawn(move || -> Result<(), String> {
                 let mut client = connect::connect(&config)?;
                 loop {
@@ -130,11 +146,17 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                     let _ = results.send(outcome);
                 }
             })
-        })
-        .collect();
+        }));
+        // the writers hold the only receivers: if they all stop, a send fails instead of waiting
+    }
     drop(results);
-    // the writers hold the only receivers: if they all stop, a send fails instead of waiting
-    drop(batch_rx);
+    let mut send = |batch: Vec<(store::Row, bool)>| -> Result<(), String> {
+        let routed = if targets.len() == 1 { vec![batch] } else { shards::route(&mut client, batch, targets.len())? };
+        for (target, part) in routed.into_iter().enumerate().filter(|(_, part)| !part.is_empty()) {
+            batches[target].send(part).map_err(|_| "every writer stopped".to_string())?;
+        }
+        Ok(())
+    };
 
     let mut batch: Vec<(store::Row, bool)> = Vec::new();
     let mut batch_bytes = 0usize;
@@ -168,8 +190,8 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                     batch_bytes += part.markdown.len();
                     batch.push((store::Row { source_id, body: part.markdown, metadata: metadata.into() }, known.is_some()));
                 }
-                if (batch.len() >= args.batch_size || batch_bytes >= 16 << 20) && batches.send(std::mem::take(&mut batch)).is_err() {
-                    break; // every writer stopped: joining them below says why
+                if (batch.len() >= args.batch_size || batch_bytes >= 16 << 20) && send(std::mem::take(&mut batch)).is_err() {
+                    break; // every writer stopped (joining them below says why), or the coordinator failed
                 }
                 batch_bytes = if batch.is_empty() { 0 } else { batch_bytes };
             }
@@ -183,13 +205,13 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
             last_line = Instant::now();
         }
     }
-    if !batch.is_empty() {
-        let _ = batches.send(batch); // a failure shows when the writers are joined
-    }
+    let last = if batch.is_empty() { Ok(()) } else { send(batch) };
+    drop(send);
     drop(batches);
     for writer in writers {
         writer.join().expect("a writer panicked")?;
     }
+    last?;
     while let Ok(outcome) = result_rx.try_recv() {
         tally(&mut summary, outcome);
     }

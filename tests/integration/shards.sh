@@ -66,6 +66,24 @@ PGOPTIONS='-c client_min_messages=warning' coord -f "$cluster_script" > "$work/a
 check "$(sort "$work/actions" | uniq -c | awk '{print $2 ":" $1}')" "unchanged:$n" "re-sending every document changes nothing"
 check "$(for i in 0 1; do shard_q "$i" -c "SELECT string_agg(id::text, ',' ORDER BY id) FROM dof_chunks"; done)" "$before" "re-sending re-indexes nothing (same chunk ids)"
 
+# the loader through the coordinator: each file straight to its shard, a rerun adds nothing
+. "$scripts/config.sh"
+cargo build --release -q -p dof_loader
+coordinator_connection="host=$("$scripts/shards.sh" dir)/coordinator port=${PG_DOF_SHARDS_PORT:-5510} dbname=dof_coordinator user=postgres"
+coord -c "SELECT dof_cluster_execute(\$\$INSERT INTO dof_collections (name, model, deferred) VALUES ('carga', 'hash-384', true)\$\$)" >/dev/null
+load_dir="$(dirname "${files[0]}")"
+loaded=$(find "$load_dir" -maxdepth 1 -name '*.md' -size +0 | wc -l)
+out=$("$CARGO_TARGET_DIR/release/dof" load "$load_dir" --collection carga --coordinator --jobs 2 --connection "$coordinator_connection" 2>/dev/null)
+check "$?/$(echo "$out" | awk -F'|' 'NR == 3 {gsub(/ /, "", $2); print $2}')" "0/$loaded" "dof load --coordinator adds every file ($loaded)"
+for i in 0 1; do shard_q "$i" -c "SELECT source_id || '|$i' FROM dof_documents WHERE collection = 'carga'"; done | sort > "$work/placed"
+cut -d'|' -f1 "$work/placed" > "$work/source_ids"
+coord -c "CREATE TEMPORARY TABLE placed (source_id text)" -c "\\copy placed FROM '$work/source_ids'" \
+      -c "SELECT source_id || '|' || dof_shard_of(source_id) FROM placed" | sort > "$work/expected"
+check "$(wc -l < "$work/placed")/$(diff "$work/placed" "$work/expected" >/dev/null && echo same)" "$loaded/same" \
+      "the loader wrote each file once, on the shard dof_shard_of names"
+out=$("$CARGO_TARGET_DIR/release/dof" load "$load_dir" --collection carga --coordinator --connection "$coordinator_connection" 2>/dev/null)
+check "$(echo "$out" | awk -F'|' 'NR == 3 {gsub(/ /, "", $2); gsub(/ /, "", $4); print $2 "/" $4}')" "0/$loaded" "a second load through the coordinator adds nothing"
+
 # queries: evaluation questions and the loaded documents' first headings
 { tail -n +2 "$repo/bench/eval/dof_questions.tsv" | cut -f1
   q -c "SELECT DISTINCT ON (document_id) left(array_to_string(heading_path, ' '), 80) FROM dof_chunks

@@ -1,0 +1,51 @@
+//! Loading through a pg_dof_coordinator: the coordinator names the shards and which one
+//! owns each document (`dof_shard_of`, PL/Proxy's own mapping); the documents are written
+//! to the shards directly, in parallel, so the coordinator carries no document body.
+
+use postgres::{Client, Config};
+
+use crate::{connect, store};
+
+/// One connection configuration per shard, in shard order: the coordinator's list of
+/// connection strings, with the coordinator connection's user and password where a shard's
+/// string names none (PL/Proxy, too, connects as the calling user).
+pub fn targets(coordinator: &mut Client, config: &Config) -> Result<Vec<Config>, String> {
+    let row = coordinator
+        .query_one("SELECT dof_cluster_connections()", &[])
+        .map_err(|e| format!("reading the shards from the coordinator: {e} (is pg_dof_coordinator installed in this database?)"))?;
+    let connections: Vec<String> = row.get(0);
+    if connections.is_empty() {
+        return Err("the coordinator has no shards: SELECT dof_cluster_set_shards(...) first".into());
+    }
+    connections
+        .iter()
+        .map(|text| {
+            let mut shard: Config = text.parse().map_err(|e| format!("a shard's connection string: {e}"))?;
+            if shard.get_user().is_none() {
+                shard.user(config.get_user().unwrap_or("postgres"));
+            }
+            if shard.get_password().is_none() {
+                if let Some(password) = config.get_password() {
+                    shard.password(password);
+                }
+            }
+            shard.application_name("dof load");
+            // check it now, with the shard named, rather than in every writer
+            connect::connect(&shard).map(|_| shard)
+        })
+        .collect()
+}
+
+/// Splits a batch by owning shard (one round trip to the coordinator per batch).
+pub fn route(coordinator: &mut Client, batch: Vec<(store::Row, bool)>, shards: usize) -> Result<Vec<Vec<(store::Row, bool)>>, String> {
+    let ids: Vec<&str> = batch.iter().map(|(row, _)| row.source_id.as_str()).collect();
+    let owners = coordinator
+        .query("SELECT dof_shard_of(s) FROM unnest($1::text[]) WITH ORDINALITY AS u(s, i) ORDER BY i", &[&ids])
+        .map_err(|e| format!("asking the coordinator for the shards: {e}"))?;
+    let mut parts: Vec<Vec<(store::Row, bool)>> = (0..shards).map(|_| Vec::new()).collect();
+    for (entry, owner) in batch.into_iter().zip(owners) {
+        let shard = usize::try_from(owner.get::<_, i32>(0)).map_err(|_| "a negative shard number".to_string())?;
+        parts.get_mut(shard).ok_or_else(|| format!("shard {shard} is not among the {shards} the coordinator listed"))?.push(entry);
+    }
+    Ok(parts)
+}
