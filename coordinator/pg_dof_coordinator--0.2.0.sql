@@ -107,6 +107,28 @@ CREATE FUNCTION dof_cluster_shard_status(shard_number integer)
     SELECT * FROM dof_shard_status();
 $$;
 
+CREATE FUNCTION dof_cluster_export_misplaced(shard_number integer, shards integer, batch_size integer)
+    RETURNS TABLE (collection text, source_id text, document jsonb, chunks jsonb)
+    LANGUAGE plproxy AS $$
+    CLUSTER 'dof_shards';
+    RUN ON shard_number;
+    SELECT * FROM dof_shard_export_misplaced(shards, batch_size);
+$$;
+
+CREATE FUNCTION dof_cluster_import(collection text, source_id text, document jsonb, chunks jsonb) RETURNS text
+    LANGUAGE plproxy AS $$
+    CLUSTER 'dof_shards';
+    RUN ON hashtext(source_id);
+    SELECT dof_shard_import(collection, source_id, document, chunks);
+$$;
+
+CREATE FUNCTION dof_cluster_forget(shard_number integer, shards integer, collections text[], source_ids text[]) RETURNS bigint
+    LANGUAGE plproxy AS $$
+    CLUSTER 'dof_shards';
+    RUN ON shard_number;
+    SELECT dof_shard_forget(shards, collections, source_ids);
+$$;
+
 -- One SQL command on every shard, in parallel, each in its own transaction (PL/Proxy has
 -- no two-phase commit: when one shard fails, the others may have committed; the command
 -- should be safe to run again, e.g. CREATE ... IF NOT EXISTS, ALTER EXTENSION pg_dof
@@ -122,12 +144,13 @@ $$;
 -- Defines the cluster: shard i is connections[i + 1] (libpq connection strings; without
 -- user=, PL/Proxy connects as the calling role), and numbers each shard (its ids become
 -- congruent to i modulo max_shards, so ids stay unique when shards are added, up to
--- max_shards). Adding a shard is calling this again with the list extended; the documents
--- whose shard changes are moved by dof_cluster_rebalance().
+-- max_shards). Adding a shard is calling this again with the list extended; then
+-- dof_cluster_rebalance() moves the documents whose owner changed.
 CREATE FUNCTION dof_cluster_set_shards(connections text[], max_shards integer DEFAULT 64) RETURNS integer
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
     options text;
+    previous integer;
 BEGIN
     IF connections IS NULL OR cardinality(connections) < 1 OR array_position(connections, NULL) IS NOT NULL
        OR max_shards IS NULL OR cardinality(connections) > max_shards
@@ -135,17 +158,62 @@ BEGIN
         RAISE EXCEPTION 'connections must name 1 to max_shards (%) distinct shards, got %', coalesce(max_shards::text, 'NULL'), connections
             USING ERRCODE = 'invalid_parameter_value', HINT = 'e.g. ARRAY[''host=shard0 dbname=pg_dof'', ''host=shard1 dbname=pg_dof'']';
     END IF;
-    SELECT string_agg(format('p%s %L', i - 1, c), ', ' ORDER BY i) INTO options
-    FROM unnest(connections) WITH ORDINALITY AS u(c, i);
-    DROP SERVER IF EXISTS dof_shards CASCADE;
-    EXECUTE format('CREATE SERVER dof_shards FOREIGN DATA WRAPPER plproxy OPTIONS (modular_mapping %L, connection_lifetime %L, %s)',
-                   '1', '1800', options);
-    CREATE USER MAPPING FOR PUBLIC SERVER dof_shards;
-    GRANT USAGE ON FOREIGN SERVER dof_shards TO PUBLIC;
+    IF NOT EXISTS (SELECT 1 FROM pg_foreign_server WHERE srvname = 'dof_shards') THEN
+        SELECT string_agg(format('p%s %L', i - 1, c), ', ' ORDER BY i) INTO options
+        FROM unnest(connections) WITH ORDINALITY AS u(c, i);
+        EXECUTE format('CREATE SERVER dof_shards FOREIGN DATA WRAPPER plproxy OPTIONS (modular_mapping %L, connection_lifetime %L, %s)',
+                       '1', '1800', options);
+        CREATE USER MAPPING FOR PUBLIC SERVER dof_shards;
+        GRANT USAGE ON FOREIGN SERVER dof_shards TO PUBLIC;
+    ELSE
+        -- altered in place, so user mappings (passwords) and grants stay
+        previous := cardinality(dof_cluster_connections());
+        SELECT string_agg(CASE WHEN i <= previous THEN format('SET p%s %L', i - 1, c) ELSE format('ADD p%s %L', i - 1, c) END, ', ' ORDER BY i)
+        INTO options
+        FROM unnest(connections) WITH ORDINALITY AS u(c, i);
+        options := options || coalesce((SELECT ', ' || string_agg(format('DROP p%s', j - 1), ', ')
+                                         FROM generate_series(cardinality(connections) + 1, previous) j), '');
+        EXECUTE format('ALTER SERVER dof_shards OPTIONS (%s)', options);
+    END IF;
     FOR i IN 0 .. cardinality(connections) - 1 LOOP
         PERFORM dof_cluster_configure_shard(i, max_shards);
     END LOOP;
     RETURN cardinality(connections);
+END
+$$;
+
+-- Moves every document to the shard that owns it under the current mapping, after
+-- dof_cluster_set_shards added shards: a batch at a time per shard, each document stored
+-- on its owner with its chunks and vectors as they were (nothing re-embedded; one not yet
+-- indexed is indexed there), then deleted from where it was. Each step commits on its
+-- shard on its own, and each is safe to repeat: a rebalance stopped midway (or failed)
+-- is finished by calling it again. While it runs a moved document can show up twice in a
+-- search (both copies found). Returns the documents moved from each shard.
+CREATE FUNCTION dof_cluster_rebalance(batch_size integer DEFAULT 50)
+    RETURNS TABLE (shard integer, moved bigint)
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    shards integer := cardinality(dof_cluster_connections());
+    collections text[];
+    source_ids text[];
+    outcomes text[];
+BEGIN
+    IF batch_size IS NULL OR batch_size < 1 THEN
+        RAISE EXCEPTION 'batch_size must be at least 1, got %', coalesce(batch_size::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    FOR i IN 0 .. shards - 1 LOOP
+        shard := i;
+        moved := 0;
+        LOOP
+            -- stored on the owner first (every outcome read, so every call runs), then forgotten here
+            SELECT array_agg(m.collection), array_agg(m.source_id), array_agg(m.outcome) INTO collections, source_ids, outcomes
+            FROM (SELECT e.collection, e.source_id, dof_cluster_import(e.collection, e.source_id, e.document, e.chunks) AS outcome
+                  FROM dof_cluster_export_misplaced(i, shards, batch_size) e) m;
+            EXIT WHEN collections IS NULL;
+            moved := moved + dof_cluster_forget(i, shards, collections, source_ids);
+        END LOOP;
+        RETURN NEXT;
+    END LOOP;
 END
 $$;
 
@@ -296,6 +364,10 @@ COMMENT ON FUNCTION dof_cluster_legs(text, integer, text, jsonb, vector, text, t
 COMMENT ON FUNCTION dof_cluster_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision) IS 'Internal: pg_dof''s dof_fuse, run on any shard';
 COMMENT ON FUNCTION dof_cluster_chunks(bigint[], boolean) IS 'Internal: the chunks of ids from the shards holding them, content when asked';
 COMMENT ON FUNCTION dof_cluster_shard_status(integer) IS 'Internal: dof_shard_status() of one shard';
+COMMENT ON FUNCTION dof_cluster_export_misplaced(integer, integer, integer) IS 'Internal: a batch of one shard''s documents that belong elsewhere, with chunks and vectors';
+COMMENT ON FUNCTION dof_cluster_import(text, text, jsonb, jsonb) IS 'Internal: stores a moved document on its owner shard';
+COMMENT ON FUNCTION dof_cluster_forget(integer, integer, text[], text[]) IS 'Internal: deletes moved documents from the shard they left';
+COMMENT ON FUNCTION dof_cluster_rebalance(integer) IS 'Moves every document to the shard that owns it under the current mapping (after adding shards), with its chunks and vectors, nothing re-embedded; safe to run again; returns the documents moved from each shard';
 COMMENT ON FUNCTION dof_cluster_execute(text) IS 'Runs one SQL command on every shard in parallel, each in its own transaction; returns each shard''s processed rows';
 COMMENT ON FUNCTION dof_cluster_set_shards(text[], integer) IS 'Defines the cluster (the dof_shards PL/Proxy server) from the shards'' connection strings and numbers each shard (ids unique up to max_shards shards)';
 COMMENT ON FUNCTION dof_cluster_status() IS 'Every shard''s connection (password hidden), reachability, pg_dof version, documents, chunks and queue';

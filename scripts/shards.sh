@@ -7,6 +7,8 @@
 #   shards.sh up      start them and set up the cluster, empty, loading nothing (tests)
 #   shards.sh stop | status | psql [args] (coordinator) | shard N [psql args] | dir
 #   shards.sh shard-stop N | shard-start N   one shard only (tests: a shard that is down)
+#   shards.sh add N      start shard N (beyond $PG_DOF_SHARDS) with a fresh database; prints
+#                        its connection string for dof_cluster_set_shards
 # Ports: coordinator $PG_DOF_SHARDS_PORT (5510), shard i the next ones.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -75,7 +77,8 @@ SQL
   shard) i="$2"; shift 2; shard "$i" psql "$@" ;;
   shard-stop) shard "$2" stop ;;
   shard-start) shard "$2" start ;;
+  add) shard "$2" start >/dev/null; shard "$2" fresh; shard_connection "$2" ;;
   connection) shard_connection "$2" ;;
   dir) echo "$BASE" ;;
-  *) echo "usage: $0 start|up|stop|status|psql [args]|shard N [args]|shard-stop N|shard-start N|connection N|dir" >&2; exit 2 ;;
+  *) echo "usage: $0 start|up|stop|status|psql [args]|shard N [args]|shard-stop N|shard-start N|add N|connection N|dir" >&2; exit 2 ;;
 esac

@@ -16,7 +16,7 @@ export PG_DOF_DB=pg_dof_single
 coord() { "$scripts/shards.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
 shard_q() { local i="$1"; shift; "$scripts/shards.sh" shard "$i" -X -At -v ON_ERROR_STOP=1 -q "$@"; }
 work="$(mktemp -d)"
-trap '"$scripts/shards.sh" stop >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$work"; echo "work: $work"' EXIT
+trap 'PG_DOF_SHARDS=3 "$scripts/shards.sh" stop >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$work"; echo "work: $work"' EXIT
 
 "$scripts/cluster.sh" fresh >/dev/null 2>&1
 "$scripts/shards.sh" up >/dev/null || { echo "FAILED: the coordinator and shards did not start"; exit 1; }
@@ -129,6 +129,31 @@ q -c "$(search_sql weighted false)" | cut -d'|' -f1,3 > "$work/single.out"
 coord -c "$(search_sql weighted false)" | cut -d'|' -f1,3 > "$work/cluster.out"
 echo "note: with HNSW on both sides, $(comm -12 <(sort "$work/single.out") <(sort "$work/cluster.out") | wc -l) of $(wc -l < "$work/single.out") top-10 results are the same"
 
+# a third shard: the mapping changes, dof_cluster_rebalance moves the documents whose owner
+# changed, with their vectors (nothing re-embedded), and the answers stay the same
+chunk_prints() { for i in "$@"; do shard_q "$i" -c "SELECT d.source_id || '|' || c.chunk_index || '|' || md5(c.embedding::text) || '|' || md5(c.tsv::text)
+                                                FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.collection = 't'"; done | sort; }
+chunk_prints 0 1 > "$work/prints_before"
+coord -c "$(search_sql weighted false)" | cut -d'|' -f1,3,4 | sort > "$work/answers_before"
+connection2="$("$scripts/shards.sh" add 2 | tail -1)"
+coord -c "SELECT dof_cluster_set_shards(ARRAY['$("$scripts/shards.sh" connection 0)', '$("$scripts/shards.sh" connection 1)', '$connection2'])" >/dev/null
+# the new shard needs the collections (repeatable commands: the others have them)
+coord -c "SELECT dof_cluster_execute(\$\$$collection ON CONFLICT DO NOTHING\$\$)" \
+      -c "SELECT dof_cluster_execute(\$\$INSERT INTO dof_collections (name, model, deferred) VALUES ('carga', 'hash-384', true) ON CONFLICT DO NOTHING\$\$)" >/dev/null
+moved=$(coord -c "SELECT sum(moved) FROM dof_cluster_rebalance(20)")
+check "$( [ "$moved" -gt 0 ] && echo moved)" "moved" "dof_cluster_rebalance moves documents to the new shard ($moved)"
+for i in 0 1 2; do shard_q "$i" -c "SELECT source_id || '|$i' FROM dof_documents WHERE collection IN ('t', 'carga')"; done | sort > "$work/placed"
+cut -d'|' -f1 "$work/placed" > "$work/source_ids"
+coord -c "CREATE TEMPORARY TABLE placed (source_id text)" -c "\\copy placed FROM '$work/source_ids'" \
+      -c "SELECT source_id || '|' || dof_shard_of(source_id) FROM placed" | sort > "$work/expected"
+check "$(wc -l < "$work/placed")/$(diff "$work/placed" "$work/expected" >/dev/null && echo same)" "$((n + loaded))/same" \
+      "after the rebalance every document is once, on its owner of three shards"
+chunk_prints 0 1 2 > "$work/prints_after"
+check "$(diff "$work/prints_before" "$work/prints_after" >/dev/null && echo same)" "same" "moved chunks keep their vectors and tsvectors (nothing re-embedded)"
+coord -c "$(search_sql weighted false)" | cut -d'|' -f1,3,4 | sort > "$work/answers_after"
+check "$(diff "$work/answers_before" "$work/answers_after" >/dev/null && echo same)" "same" "three shards answer as two did"
+check "$(coord -c "SELECT sum(moved) FROM dof_cluster_rebalance()")" "0" "a second rebalance moves nothing"
+
 # a put cancelled on the coordinator (statement_timeout) while its shard indexes a large
 # document: the shard's transaction rolls back whole, no document without its chunks
 big="$work/big.md"; for _ in $(seq 1 400); do cat "${files[0]}"; done > "$big"
@@ -137,16 +162,16 @@ printf '%s\n' "\\set body \`cat '$big'\`" "SET statement_timeout = '300ms';" \
 coord -f "$work/big.sql" >/dev/null 2>"$work/err"
 check "$(grep -c 'statement timeout' "$work/err")" "1" "a put over statement_timeout is cancelled"
 sleep 1
-check "$(for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%dof_put_document%' AND state = 'active' AND pid <> pg_backend_pid()"; done | tr '\n' ' ')" "0 0 " \
+check "$(for i in 0 1 2; do shard_q "$i" -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%dof_put_document%' AND state = 'active' AND pid <> pg_backend_pid()"; done | tr '\n' ' ')" "0 0 0 " \
       "the shard's indexing was cancelled with it"
-check "$(for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM dof_documents d WHERE NOT EXISTS (SELECT 1 FROM dof_chunks c WHERE c.document_id = d.id)"; done | tr '\n' ' ')" "0 0 " \
+check "$(for i in 0 1 2; do shard_q "$i" -c "SELECT count(*) FROM dof_documents d WHERE d.collection = 't' AND NOT EXISTS (SELECT 1 FROM dof_chunks c WHERE c.document_id = d.id)"; done | tr '\n' ' ')" "0 0 0 " \
       "no document is left without its chunks"
-check "$(for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM dof_documents WHERE source_id = 'big-document'"; done | paste -sd+ | bc)" "0" \
+check "$(for i in 0 1 2; do shard_q "$i" -c "SELECT count(*) FROM dof_documents WHERE source_id = 'big-document'"; done | paste -sd+ | bc)" "0" \
       "the cancelled document is not stored"
 # a coordinator transaction rolled back: PL/Proxy committed the shard's own transaction
 # (no two-phase commit), so the document is there whole, and sending it again is a no-op
 coord -c "BEGIN" -c "SELECT action FROM dof_put_document('t', 'rolled-back', 'x', '# Aviso\n\nTexto del aviso que se revierte.')" -c "ROLLBACK" >/dev/null
-check "$(for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM dof_documents d JOIN dof_chunks c ON c.document_id = d.id WHERE d.source_id = 'rolled-back'"; done | paste -sd+ | bc)" "1" \
+check "$(for i in 0 1 2; do shard_q "$i" -c "SELECT count(*) FROM dof_documents d JOIN dof_chunks c ON c.document_id = d.id WHERE d.source_id = 'rolled-back'"; done | paste -sd+ | bc)" "1" \
       "a put in a rolled-back coordinator transaction is whole on its shard (documented: no 2PC)"
 check "$(coord -c "SELECT action FROM dof_put_document('t', 'rolled-back', 'x', '# Aviso\n\nTexto del aviso que se revierte.')")" "unchanged" \
       "the retry of that put changes nothing"
@@ -155,7 +180,7 @@ check "$(coord -c "SELECT action FROM dof_put_document('t', 'rolled-back', 'x', 
 coord -c "SET statement_timeout = '500ms'" -c "SELECT dof_cluster_execute('SELECT pg_sleep(30)')" >/dev/null 2>"$work/err"
 check "$(grep -c 'statement timeout' "$work/err")" "1" "a coordinator call over statement_timeout is cancelled"
 sleep 1
-check "$(for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND state = 'active' AND pid <> pg_backend_pid()"; done | tr '\n' ' ')" "0 0 " \
+check "$(for i in 0 1 2; do shard_q "$i" -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND state = 'active' AND pid <> pg_backend_pid()"; done | tr '\n' ' ')" "0 0 0 " \
       "the shards' queries were cancelled with it"
 
 # shards of different pg_dof versions are refused
@@ -169,7 +194,7 @@ shard_q 1 -c "UPDATE pg_extension SET extversion = '0.2.0' WHERE extname = 'pg_d
 port1="$("$scripts/shards.sh" connection 1 | sed 's/.*port=\([0-9]*\).*/\1/')"
 coord -c "SELECT count(*) FROM dof_hybrid_search('ley', collection => 't')" >/dev/null 2>"$work/err"
 check "$(grep -c "PGSQL.$port1" "$work/err")" "1" "a search with a shard down fails naming that shard"
-check "$(coord -c "SELECT string_agg(shard || ':' || reachable, ' ' ORDER BY shard) FROM dof_cluster_status")" "0:true 1:false" \
+check "$(coord -c "SELECT string_agg(shard || ':' || reachable, ' ' ORDER BY shard) FROM dof_cluster_status")" "0:true 1:false 2:true" \
       "dof_cluster_status shows the shard that is down"
 "$scripts/shards.sh" shard-start 1 >/dev/null
 check "$(coord -c "SELECT count(*) > 0 FROM dof_hybrid_search('ley', collection => 't')")" "t" "searches work again once the shard is back"
