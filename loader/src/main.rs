@@ -206,7 +206,6 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
         }
     }
     let last = if batch.is_empty() { Ok(()) } else { send(batch) };
-    drop(send);
     drop(batches);
     for writer in writers {
         writer.join().expect("a writer panicked")?;
