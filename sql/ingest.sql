@@ -209,6 +209,24 @@ BEGIN
 END
 $$;
 
+-- A transaction that queues documents wakes the background queue workers of this database
+-- when it commits (without this they look again only after pg_dof.queue_naptime).
+CREATE FUNCTION dof_queue_wake() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM changed WHERE changed.status = 'queued') THEN
+        PERFORM dof_queue_wake_internal();
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER dof_queue_wake_inserted AFTER INSERT ON dof_queue REFERENCING NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION dof_queue_wake();
+CREATE TRIGGER dof_queue_wake_updated AFTER UPDATE ON dof_queue REFERENCING NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION dof_queue_wake();
+COMMENT ON FUNCTION dof_queue_wake() IS 'Trigger: newly queued documents wake the queue workers when the transaction commits';
+COMMENT ON FUNCTION dof_queue_wake_internal() IS 'Internal: wakes this database''s queue workers when the current transaction commits (once per transaction)';
+
 -- One batch of the deferred queue, in the caller's transaction: up to batch_size queued
 -- documents (then failed ones with fewer than max_attempts attempts, each after a pause
 -- that doubles per attempt) claimed with FOR UPDATE SKIP LOCKED — rows another drain has
@@ -238,6 +256,9 @@ BEGIN
                 ORDER BY q.status <> 'queued', q.queued_at, q.document_id
                 LIMIT batch_size FOR UPDATE OF q, d SKIP LOCKED LOOP
         claimed := claimed + 1;
+        -- shown as running in dof_queue_progress until this batch commits (row locks are
+        -- not in pg_locks; this transaction-level advisory lock is)
+        PERFORM pg_advisory_xact_lock(1885824102, (item.document_id % 2147483647)::integer);
         BEGIN
             PERFORM @extschema@.dof_index_document(item.document_id);
             UPDATE @extschema@.dof_queue SET status = 'done', error = NULL, attempts = attempts + 1, processed_at = now()

@@ -777,17 +777,23 @@ COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, t
 -- setting (switching one needs CALL dof_backfill(collection) to re-embed).
 ALTER TABLE dof_collections ALTER COLUMN late_chunking SET DEFAULT false;
 
--- Deferred indexing as it goes, per collection: documents queued, done and failed, the
--- tokens indexed per second over the last minute, and the time left at that rate (the
--- queued documents' bytes at the tokens per byte the collection's done documents had).
+-- Deferred indexing as it goes, per collection: documents queued, running (claimed by a
+-- batch in progress), done and failed, the tokens indexed per second over the last minute,
+-- and the time left at that rate (the queued and running documents' bytes at the tokens
+-- per byte the collection's done documents had).
 CREATE VIEW dof_queue_progress AS
 WITH queued_documents AS (
     SELECT d.collection, q.status, q.processed_at, octet_length(d.body) AS bytes,
-           (SELECT sum(c.token_count) FROM dof_chunks c WHERE c.document_id = d.id) AS tokens
+           (SELECT sum(c.token_count) FROM dof_chunks c WHERE c.document_id = d.id) AS tokens,
+           -- claimed by a batch not yet committed (dof_process_queue_batch's advisory lock)
+           q.status <> 'done' AND EXISTS (SELECT 1 FROM pg_locks l
+                                          WHERE l.locktype = 'advisory' AND l.classid = 1885824102 AND l.objsubid = 2
+                                            AND l.objid = (q.document_id % 2147483647)::oid AND l.granted) AS running
     FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id
 ), per_collection AS (
     SELECT collection,
-           count(*) FILTER (WHERE status = 'queued') AS queued,
+           count(*) FILTER (WHERE status = 'queued' AND NOT running) AS queued,
+           count(*) FILTER (WHERE running) AS running,
            count(*) FILTER (WHERE status = 'done') AS done,
            count(*) FILTER (WHERE status = 'failed') AS failed,
            coalesce(sum(tokens) FILTER (WHERE status = 'done' AND processed_at > now() - interval '1 minute'), 0) AS tokens_last_minute,
@@ -796,11 +802,11 @@ WITH queued_documents AS (
                / nullif(sum(bytes) FILTER (WHERE status = 'done' AND tokens IS NOT NULL), 0) AS tokens_per_byte
     FROM queued_documents GROUP BY collection
 )
-SELECT collection, queued, done, failed, round(tokens_last_minute / 60.0, 1) AS tokens_per_second,
-       CASE WHEN tokens_last_minute > 0 AND queued > 0
+SELECT collection, queued, running, done, failed, round(tokens_last_minute / 60.0, 1) AS tokens_per_second,
+       CASE WHEN tokens_last_minute > 0 AND queued + running > 0
             THEN make_interval(secs => round(queued_bytes * tokens_per_byte / (tokens_last_minute / 60.0))) END AS eta
 FROM per_collection;
-COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued, done, failed, tokens per second over the last minute, and the estimated time left at that rate';
+COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued, running, done, failed, tokens per second over the last minute, and the estimated time left at that rate';
 
 -- The seeds' other chunkers (issue 13): the semantic strategy (with its per-backend sentence
 -- cache), dof_chunk_semantic, the seed's dof_chunk_paragraphs, and dof_compare_chunkers.
@@ -927,6 +933,9 @@ BEGIN
                 ORDER BY q.status <> 'queued', q.queued_at, q.document_id
                 LIMIT batch_size FOR UPDATE OF q, d SKIP LOCKED LOOP
         claimed := claimed + 1;
+        -- shown as running in dof_queue_progress until this batch commits (row locks are
+        -- not in pg_locks; this transaction-level advisory lock is)
+        PERFORM pg_advisory_xact_lock(1885824102, (item.document_id % 2147483647)::integer);
         BEGIN
             PERFORM @extschema@.dof_index_document(item.document_id);
             UPDATE @extschema@.dof_queue SET status = 'done', error = NULL, attempts = attempts + 1, processed_at = now()
@@ -1272,3 +1281,25 @@ COMMENT ON FUNCTION dof_shard_execute(text) IS 'Runs one SQL command as the call
 COMMENT ON FUNCTION dof_shard_export_misplaced(integer, integer) IS 'For a coordinator''s rebalance: a batch of the documents here that belong to another shard of a cluster of shards shards, with their chunks and vectors as JSON';
 COMMENT ON FUNCTION dof_shard_import(text, text, jsonb, jsonb) IS 'For a coordinator''s rebalance: stores a document moved from another shard with its chunks and vectors as given (nothing re-embedded); moved, indexed or unchanged';
 COMMENT ON FUNCTION dof_shard_forget(integer, text[], text[]) IS 'For a coordinator''s rebalance: deletes the named documents that do not belong here (never one that does); returns how many';
+
+-- Queue workers wake on new work (issue 11): dof_queue_wake_internal in Rust.
+CREATE FUNCTION "dof_queue_wake_internal"() RETURNS void
+STRICT VOLATILE PARALLEL UNSAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_queue_wake_internal_wrapper';
+
+-- A transaction that queues documents wakes the background queue workers of this database
+-- when it commits (without this they look again only after pg_dof.queue_naptime).
+CREATE FUNCTION dof_queue_wake() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM changed WHERE changed.status = 'queued') THEN
+        PERFORM dof_queue_wake_internal();
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER dof_queue_wake_inserted AFTER INSERT ON dof_queue REFERENCING NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION dof_queue_wake();
+CREATE TRIGGER dof_queue_wake_updated AFTER UPDATE ON dof_queue REFERENCING NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION dof_queue_wake();
+COMMENT ON FUNCTION dof_queue_wake() IS 'Trigger: newly queued documents wake the queue workers when the transaction commits';
+COMMENT ON FUNCTION dof_queue_wake_internal() IS 'Internal: wakes this database''s queue workers when the current transaction commits (once per transaction)';

@@ -29,17 +29,23 @@ SELECT d.collection, q.status, count(*) AS documents, max(q.processed_at) AS las
 FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id
 GROUP BY d.collection, q.status;
 
--- Deferred indexing as it goes, per collection: documents queued, done and failed, the
--- tokens indexed per second over the last minute, and the time left at that rate (the
--- queued documents' bytes at the tokens per byte the collection's done documents had).
+-- Deferred indexing as it goes, per collection: documents queued, running (claimed by a
+-- batch in progress), done and failed, the tokens indexed per second over the last minute,
+-- and the time left at that rate (the queued and running documents' bytes at the tokens
+-- per byte the collection's done documents had).
 CREATE VIEW dof_queue_progress AS
 WITH queued_documents AS (
     SELECT d.collection, q.status, q.processed_at, octet_length(d.body) AS bytes,
-           (SELECT sum(c.token_count) FROM dof_chunks c WHERE c.document_id = d.id) AS tokens
+           (SELECT sum(c.token_count) FROM dof_chunks c WHERE c.document_id = d.id) AS tokens,
+           -- claimed by a batch not yet committed (dof_process_queue_batch's advisory lock)
+           q.status <> 'done' AND EXISTS (SELECT 1 FROM pg_locks l
+                                          WHERE l.locktype = 'advisory' AND l.classid = 1885824102 AND l.objsubid = 2
+                                            AND l.objid = (q.document_id % 2147483647)::oid AND l.granted) AS running
     FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id
 ), per_collection AS (
     SELECT collection,
-           count(*) FILTER (WHERE status = 'queued') AS queued,
+           count(*) FILTER (WHERE status = 'queued' AND NOT running) AS queued,
+           count(*) FILTER (WHERE running) AS running,
            count(*) FILTER (WHERE status = 'done') AS done,
            count(*) FILTER (WHERE status = 'failed') AS failed,
            coalesce(sum(tokens) FILTER (WHERE status = 'done' AND processed_at > now() - interval '1 minute'), 0) AS tokens_last_minute,
@@ -48,8 +54,8 @@ WITH queued_documents AS (
                / nullif(sum(bytes) FILTER (WHERE status = 'done' AND tokens IS NOT NULL), 0) AS tokens_per_byte
     FROM queued_documents GROUP BY collection
 )
-SELECT collection, queued, done, failed, round(tokens_last_minute / 60.0, 1) AS tokens_per_second,
-       CASE WHEN tokens_last_minute > 0 AND queued > 0
+SELECT collection, queued, running, done, failed, round(tokens_last_minute / 60.0, 1) AS tokens_per_second,
+       CASE WHEN tokens_last_minute > 0 AND queued + running > 0
             THEN make_interval(secs => round(queued_bytes * tokens_per_byte / (tokens_last_minute / 60.0))) END AS eta
 FROM per_collection;
 -- The seed's comparison (seed 002: semantic vs recursive; seed 000's tables), in psql: the
@@ -91,7 +97,7 @@ $$;
 COMMENT ON FUNCTION dof_compare_chunkers(text[], integer, text, text[], jsonb, integer) IS
     'The same documents through each chunking strategy (all, or those named), as the seeds compare them: chunks, tokens per chunk (mean, min, max), chunks over the limit, mean characters, time, and the sentence embeddings the model ran (the semantic strategy; cache hits apart). options: per strategy name, its chunker_options. Example: SELECT * FROM dof_compare_chunkers(ARRAY(SELECT body FROM dof_documents WHERE collection = ''default'' LIMIT 50))';
 
-COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued, done, failed, tokens per second over the last minute, and the estimated time left at that rate';
+COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued, running, done, failed, tokens per second over the last minute, and the estimated time left at that rate';
 
 COMMENT ON VIEW dof_pattern_stats IS 'Documents per pattern and collection (count, %)';
 COMMENT ON VIEW dof_chunk_stats IS 'Chunks per document by pattern and collection (mean, median, max)';

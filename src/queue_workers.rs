@@ -4,7 +4,9 @@
 //! `dof_process_queue_batch` (claims with `FOR UPDATE SKIP LOCKED`, so workers and manual
 //! `CALL dof_process_queue()`s never take the same document), retrying a failed document
 //! until `pg_dof.queue_max_attempts`; when the queue is empty it folds the BM25 statistics
-//! deltas and sleeps `pg_dof.queue_naptime`, waking early on a signal.
+//! deltas and sleeps `pg_dof.queue_naptime`, waking early on a signal: a transaction that
+//! queues documents wakes the workers of its database when it commits
+//! (`dof_queue_wake_internal`, called by a statement trigger on `dof_queue`).
 //!
 //! Stopping: SIGTERM (shutdown, `pg_terminate_backend`) is seen between batches (after a
 //! terminate the postmaster starts the worker again 5 s later), and a batch is one
@@ -13,10 +15,12 @@
 //! is claimed again. A changed `pg_dof.queue_database` (SIGHUP) makes the workers exit
 //! and the postmaster start them again, connected to the new database.
 
+use std::cell::Cell;
 use std::time::Duration;
 
 use pgrx::bgworkers::{BackgroundWorker, BackgroundWorkerBuilder, SignalWakeFlags};
 use pgrx::prelude::*;
+use pgrx::{register_xact_callback, PgXactCallbackEvent};
 
 use crate::guc;
 
@@ -114,4 +118,43 @@ fn compact() {
         Spi::run(&format!("ANALYZE {schema}.dof_chunks; SELECT {schema}.dof_compact_stats()"))
             .unwrap_or_else(|e| panic!("pg_dof queue worker: {e}"));
     }
+}
+
+thread_local! {
+    /// A wake is already due at this transaction's commit.
+    static WAKE_PENDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Wakes this database's queue workers when the current transaction commits (not before:
+/// they would look before the new rows are visible, and sleep again). Called once per
+/// statement that queues documents; the workers' PIDs are read once per transaction. A
+/// background worker's SIGUSR1 handler sets its latch, which ends its wait.
+#[pg_extern(volatile, parallel_unsafe)]
+fn dof_queue_wake_internal() {
+    if WAKE_PENDING.get() {
+        return;
+    }
+    let pids: Vec<i32> = Spi::connect(|client| {
+        client
+            .select(
+                "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker' AND datname = current_database()",
+                None,
+                &[],
+            )
+            .map(|rows| rows.filter_map(|row| row.get::<i32>(1).ok().flatten()).collect())
+    })
+    .unwrap_or_default();
+    if pids.is_empty() {
+        return;
+    }
+    WAKE_PENDING.set(true);
+    register_xact_callback(PgXactCallbackEvent::Commit, move || {
+        for pid in pids {
+            // SAFETY: a signal to a server process of the same OS user; a worker that has
+            // exited meanwhile makes kill fail harmlessly (ESRCH)
+            unsafe { libc::kill(pid, libc::SIGUSR1) };
+        }
+        WAKE_PENDING.set(false);
+    });
+    register_xact_callback(PgXactCallbackEvent::Abort, || WAKE_PENDING.set(false));
 }

@@ -41,7 +41,8 @@ pgrx::extension_sql_file!("../../sql/tables.sql", name = "tables", requires = ["
 pgrx::extension_sql_file!(
     "../../sql/ingest.sql",
     name = "ingest",
-    requires = ["tables", "chunk", "embed", chunk::dof_chunker_version, ingest::dof_chunk_embed_internal]
+    requires =
+        ["tables", "chunk", "embed", chunk::dof_chunker_version, ingest::dof_chunk_embed_internal, queue_workers::dof_queue_wake_internal]
 );
 pgrx::extension_sql_file!("../../sql/vector_leg.sql", name = "vector_leg", requires = ["ingest"]);
 pgrx::extension_sql_file!("../../sql/text_leg.sql", name = "text_leg", requires = ["ingest", search::dof_bm25_score_internal]);

@@ -5,7 +5,8 @@
 # calls counted per document by a statement trigger); a worker killed with SIGKILL in the
 # middle of a batch leaves nothing half indexed (the server reinitialises, the batch rolls
 # back) and the queue resumes; a failing document is retried up to pg_dof.queue_max_attempts
-# and then left failed; dof_requeue hands a collection to the workers.
+# and then left failed; dof_requeue hands a collection to the workers; dof_queue_progress
+# shows the running batches; a committed insert wakes idle workers at once.
 set -uo pipefail
 . "$(dirname "$0")/common.bash"
 export PG_DOF_DB=pg_dof_workers
@@ -41,6 +42,9 @@ q -c "TRUNCATE index_calls"
 q -c "CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN PERFORM pg_sleep(0.2); RETURN NULL; END \$\$;
       CREATE TRIGGER slow AFTER INSERT ON dof_chunks FOR EACH STATEMENT EXECUTE FUNCTION slow()"
 q -c "SELECT dof_requeue('w')" >/dev/null
+wait_for "SELECT running > 0 FROM dof_queue_progress WHERE collection = 'w'" 40
+check "$(q -c "SELECT running > 0 AND running <= 8 FROM dof_queue_progress WHERE collection = 'w'")" "t" \
+  "dof_queue_progress shows the documents of the batches in flight as running (two workers, batches of 4)"
 wait_for "SELECT count(*) > 8 FROM dof_queue WHERE status = 'done'" 60
 pid=$(PG_DOF_DB=postgres q -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker' AND datname = 'pg_dof_workers' AND state = 'active' LIMIT 1")
 [ -n "$pid" ] && kill -9 "$pid"
@@ -79,6 +83,16 @@ for _ in $(seq 1 40); do [ "$(grep -c 'pg_dof queue worker: stopping' "$log")" -
 check "$(( $(grep -c 'pg_dof queue worker: stopping' "$log") > stops ))" "1" "pg_terminate_backend stops a worker, which says so in the server log"
 for _ in $(seq 1 60); do [ "$(workers pg_dof_workers)" = 2 ] && break; sleep 0.5; done
 check "$(workers pg_dof_workers):$(PG_DOF_DB=postgres q -c "SELECT count(*) FROM pg_stat_activity WHERE pid = $old_pid")" "2:0" "and the postmaster starts it again"
+
+# wake on new work: with a 60 s naptime, a document queued by a committed insert is indexed
+# at once (the insert's commit signals the idle workers)
+PG_DOF_DB=postgres q -c "ALTER SYSTEM SET pg_dof.queue_naptime = '60s'" -c "SELECT pg_reload_conf()" >/dev/null
+sleep 2  # the workers' 200 ms waits end and the next ones are 60 s
+q -c "INSERT INTO dof_documents (collection, source_id, body) VALUES ('w', 'woken', E'# Aviso\n\nUn aviso nuevo que despierta a los trabajadores.')"
+start=$(date +%s.%N)
+wait_for "SELECT status = 'done' FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id WHERE d.source_id = 'woken'" 20
+check "$(q -c "SELECT status FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id WHERE d.source_id = 'woken'")" "done" \
+  "a newly queued document wakes the idle workers ($(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)") s with a 60 s naptime)"
 
 settings pg_dof
 for _ in $(seq 1 40); do [ "$(workers pg_dof_workers)" = 0 ] && break; sleep 0.5; done
