@@ -77,6 +77,7 @@ struct Summary {
     added: usize,
     updated: usize,
     unchanged: usize,
+    removed: usize,
     failed: Vec<(String, String)>,
     bytes: usize,
 }
@@ -123,12 +124,12 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
     let total_bytes: u64 = found.iter().map(|(f, _)| std::fs::metadata(&f.path).map_or(0, |m| m.len())).sum();
     let progress = progress_bar(total_bytes);
     let mut summary = Summary::default();
-    let (results, result_rx) = mpsc::channel::<Result<(usize, usize), (Vec<String>, String)>>();
+    let (results, result_rx) = mpsc::channel::<Outcome>();
     // one queue of batches per target, --jobs writers (connections) on each
     let mut batches = Vec::new();
     let mut writers = Vec::new();
     for target in &targets {
-        let (sender, batch_rx) = mpsc::sync_channel::<Vec<(store::Row, bool)>>(args.jobs * 2);
+        let (sender, batch_rx) = mpsc::sync_channel::<store::Batch>(args.jobs * 2);
         batches.push(sender);
         let batch_rx = std::sync::Arc::new(std::sync::Mutex::new(batch_rx));
         writers.extend((0..args.jobs).map(|_| {
@@ -137,11 +138,11 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                 let mut client = connect::connect(&config)?;
                 loop {
                     let Ok(batch) = batch_rx.lock().expect("a writer panicked").recv() else { return Ok(()) };
-                    let updated = batch.iter().filter(|(_, is_update)| *is_update).count();
-                    let rows: Vec<store::Row> = batch.into_iter().map(|(row, _)| row).collect();
-                    let outcome = match store::write(&mut client, &collection, &rows) {
-                        Ok(()) => Ok((rows.len() - updated, updated)),
-                        Err(error) => Err((rows.into_iter().map(|r| r.source_id).collect(), error)),
+                    let updated = batch.rows.iter().filter(|(_, is_update)| *is_update).count();
+                    let rows: Vec<store::Row> = batch.rows.into_iter().map(|(row, _)| row).collect();
+                    let outcome = match store::write(&mut client, &collection, &rows, &batch.removed) {
+                        Ok(removed) => Ok((rows.len() - updated, updated, removed as usize)),
+                        Err(error) => Err((rows.into_iter().map(|r| r.source_id).chain(batch.removed).collect(), error)),
                     };
                     let _ = results.send(outcome);
                 }
@@ -150,7 +151,7 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
         // the writers hold the only receivers: if they all stop, a send fails instead of waiting
     }
     drop(results);
-    let mut send = |batch: Vec<(store::Row, bool)>| -> Result<(), String> {
+    let mut send = |batch: store::Batch| -> Result<(), String> {
         let routed = if targets.len() == 1 { vec![batch] } else { shards::route(&mut client, batch, targets.len())? };
         for (target, part) in routed.into_iter().enumerate().filter(|(_, part)| !part.is_empty()) {
             batches[target].send(part).map_err(|_| "every writer stopped".to_string())?;
@@ -158,7 +159,14 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
         Ok(())
     };
 
-    let mut batch: Vec<(store::Row, bool)> = Vec::new();
+    // the parts (EPUB chapters) each file held when the load started, to find removed ones
+    let mut parts_of_file: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
+    for source_id in existing.keys() {
+        if let Some((file, _)) = source_id.split_once('#') {
+            parts_of_file.entry(file).or_default().push(source_id);
+        }
+    }
+    let mut batch = store::Batch::default();
     let mut batch_bytes = 0usize;
     let mut last_line = Instant::now();
     for (done, (file, problem)) in found.iter().enumerate() {
@@ -172,11 +180,13 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                 summary.bytes += bytes;
                 progress.inc(bytes as u64);
                 let captured = path_metadata.as_ref().and_then(|p| p.captures(&file.source_id)).unwrap_or_default();
+                let mut current = std::collections::HashSet::new();
                 for part in parts {
                     let source_id = match &part.suffix {
                         Some(suffix) => format!("{}#{suffix}", file.source_id),
                         None => file.source_id.clone(),
                     };
+                    current.insert(source_id.clone());
                     let known = existing.get(&source_id);
                     if known.is_some_and(|hash| hash.as_deref() == Some(sha256.as_str())) {
                         summary.unchanged += 1;
@@ -188,9 +198,13 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                     metadata.extend(captured.iter().map(|(k, v)| (k.clone(), serde_json::Value::from(v.clone()))));
                     metadata.extend(part.metadata);
                     batch_bytes += part.markdown.len();
-                    batch.push((store::Row { source_id, body: part.markdown, metadata: metadata.into() }, known.is_some()));
+                    batch.rows.push((store::Row { source_id, body: part.markdown, metadata: metadata.into() }, known.is_some()));
                 }
-                if (batch.len() >= args.batch_size || batch_bytes >= 16 << 20) && send(std::mem::take(&mut batch)).is_err() {
+                let gone = parts_of_file.get(file.source_id.as_str()).into_iter().flatten().filter(|id| !current.contains(**id));
+                batch.removed.extend(gone.map(|id| id.to_string()));
+                if (batch.rows.len() + batch.removed.len() >= args.batch_size || batch_bytes >= 16 << 20)
+                    && send(std::mem::take(&mut batch)).is_err()
+                {
                     break; // every writer stopped (joining them below says why), or the coordinator failed
                 }
                 batch_bytes = if batch.is_empty() { 0 } else { batch_bytes };
@@ -219,11 +233,15 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
     Ok(summary)
 }
 
-fn tally(summary: &mut Summary, outcome: Result<(usize, usize), (Vec<String>, String)>) {
+/// A written batch: added, updated and removed documents; or its documents and the error.
+type Outcome = Result<(usize, usize, usize), (Vec<String>, String)>;
+
+fn tally(summary: &mut Summary, outcome: Outcome) {
     match outcome {
-        Ok((added, updated)) => {
+        Ok((added, updated, removed)) => {
             summary.added += added;
             summary.updated += updated;
+            summary.removed += removed;
         }
         Err((ids, error)) => summary.failed.extend(ids.into_iter().map(|id| (id, format!("batch not written: {error}")))),
     }
@@ -243,17 +261,18 @@ fn progress_bar(total_bytes: u64) -> ProgressBar {
 fn print_summary(summary: &Summary, elapsed: Duration) {
     let seconds = elapsed.as_secs_f64().max(1e-9);
     let written = summary.added + summary.updated;
-    println!("| added | updated | unchanged | failed | MB read | seconds | documents written/s | MB/s |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| added | updated | unchanged | failed | MB read | seconds | documents written/s | MB/s | removed parts |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     println!(
-        "| {} | {} | {} | {} | {:.1} | {seconds:.1} | {:.1} | {:.2} |",
+        "| {} | {} | {} | {} | {:.1} | {seconds:.1} | {:.1} | {:.2} | {} |",
         summary.added,
         summary.updated,
         summary.unchanged,
         summary.failed.len(),
         summary.bytes as f64 / 1e6,
         written as f64 / seconds,
-        summary.bytes as f64 / 1e6 / seconds
+        summary.bytes as f64 / 1e6 / seconds,
+        summary.removed
     );
     for (source_id, reason) in &summary.failed {
         println!("failed: {source_id}: {reason}");

@@ -2,7 +2,8 @@
 //! one transaction per batch, so a load killed midway keeps every finished batch and a
 //! rerun skips them by their content hash (`metadata.content_sha256`). A changed file
 //! updates its row (the triggers re-index it); the unique (collection, source_id) key
-//! makes a duplicate impossible.
+//! makes a duplicate impossible. The parts of a changed file that are gone (an EPUB's
+//! removed chapters) are deleted in the same transaction.
 
 use std::collections::HashMap;
 
@@ -13,6 +14,20 @@ pub struct Row {
     pub source_id: String,
     pub body: String,
     pub metadata: serde_json::Value,
+}
+
+/// What one transaction writes: documents to add or update (each with whether it is an
+/// update), and documents to delete (parts of changed files that are gone).
+#[derive(Default)]
+pub struct Batch {
+    pub rows: Vec<(Row, bool)>,
+    pub removed: Vec<String>,
+}
+
+impl Batch {
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty() && self.removed.is_empty()
+    }
 }
 
 /// source_id → content hash of the documents the collection holds (None: loaded some other
@@ -30,8 +45,9 @@ pub fn existing(client: &mut Client, collection: &str) -> Result<HashMap<String,
     Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
-/// Inserts or updates `rows` in one transaction.
-pub fn write(client: &mut Client, collection: &str, rows: &[Row]) -> Result<(), String> {
+/// Inserts or updates `rows` and deletes `removed` in one transaction; returns how many
+/// were deleted.
+pub fn write(client: &mut Client, collection: &str, rows: &[Row], removed: &[String]) -> Result<u64, String> {
     let ids: Vec<&str> = rows.iter().map(|r| r.source_id.as_str()).collect();
     let bodies: Vec<&str> = rows.iter().map(|r| r.body.as_str()).collect();
     let metadata: Vec<String> = rows.iter().map(|r| r.metadata.to_string()).collect();
@@ -45,6 +61,14 @@ pub fn write(client: &mut Client, collection: &str, rows: &[Row]) -> Result<(), 
                 WHERE dof_documents.metadata->>'content_sha256' IS DISTINCT FROM EXCLUDED.metadata->>'content_sha256'",
             &[&collection, &ids, &bodies, &metadata],
         )
-        .map_err(|e| e.as_db_error().map_or_else(|| e.to_string(), |db| format!("{} ({})", db.message(), db.code().code())))?;
-    transaction.commit().map_err(|e| e.to_string())
+        .map_err(database_error)?;
+    let deleted = transaction
+        .execute("DELETE FROM dof_documents WHERE collection = $1 AND source_id = ANY ($2)", &[&collection, &removed])
+        .map_err(database_error)?;
+    transaction.commit().map_err(|e| e.to_string())?;
+    Ok(deleted)
+}
+
+fn database_error(error: postgres::Error) -> String {
+    error.as_db_error().map_or_else(|| error.to_string(), |db| format!("{} ({})", db.message(), db.code().code()))
 }

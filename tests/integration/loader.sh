@@ -100,5 +100,19 @@ check "$(q -c "SELECT string_agg(source_id || '=' || coalesce(metadata->>'title'
 check "$(q -c "SELECT body FROM dof_documents WHERE source_id = 'aviso.html'" | head -1)" "# Aviso" "HTML headings become markdown headings"
 check "$(q -c "SELECT count(*) FROM dof_documents WHERE collection = 'libros' AND (body LIKE '%menú%' OR metadata->>'publication' IS DISTINCT FROM CASE WHEN source_id LIKE 'ley%' THEN 'Ley Federal de Prueba' END)")" \
   "0" "navigation left out; the book's title on its chapters"
+# the book changes and loses a chapter: the chapter gone is deleted, the other updated
+python3 - "$books/ley.epub" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("mimetype", "application/epub+zip")
+    z.writestr("META-INF/container.xml", '<container xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OPS/book.opf"/></rootfiles></container>')
+    z.writestr("OPS/book.opf", '<package xmlns="http://www.idpf.org/2007/opf" xmlns:dc="http://purl.org/dc/elements/1.1/"><metadata><dc:title>Ley Federal de Prueba</dc:title></metadata>'
+               '<manifest><item id="b" href="b.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="b"/></spine></package>')
+    z.writestr("OPS/b.xhtml", "<html><body><h1>Capítulo Primero</h1><p>Disposiciones generales, reformadas.</p></body></html>")
+PY
+out=$("$dof" load "$books/ley.epub" --collection libros 2>/dev/null)
+check "$(echo "$out" | awk -F'|' '/^\| [0-9]/ {gsub(/ /, "", $3); gsub(/ /, "", $10); print $3 "/" $10}')" "1/1" "a changed EPUB: its chapter updated, the chapter it lost removed"
+check "$(q -c "SELECT string_agg(source_id, ',' ORDER BY source_id) FROM dof_documents WHERE collection = 'libros'")" \
+  "aviso.html,ley.epub#000-b.xhtml" "the removed chapter's document is gone"
 rm -rf "$books"
 finish
