@@ -15,3 +15,15 @@ corpus() {
 q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+# Links the legalize-pe files under 64 KB, in path order, into folder DIR until they would
+# pass KB kilobytes (the loader benchmarks' samples); prints how many.
+legalize_sample() { # DIR KB
+  local pe total=0 size f
+  pe="$(corpus legalize-pe-sample)"
+  while read -r f; do
+    size=$(stat -c %s "$f"); [ $((total + size)) -gt $(($2 * 1024)) ] && break
+    total=$((total + size)); mkdir -p "$1/$(dirname "${f#$pe/}")"; ln -s "$f" "$1/${f#$pe/}"
+  done < <(find "$pe" -name '*.md' -size -64k | sort)
+  find "$1" -name '*.md' | wc -l
+}

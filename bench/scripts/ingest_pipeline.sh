@@ -19,12 +19,7 @@ export PG_DOF_DB=pg_dof_pipeline
 export PGHOST="$("$here/cluster.sh" dir)" PGPORT="${PG_DOF_PORT:-5499}" PGUSER=postgres PGDATABASE=pg_dof_pipeline
 sample="$(mktemp -d)"
 trap 'rm -rf "$sample"; PG_DOF_DB=postgres q -c "ALTER SYSTEM RESET pg_dof.queue_workers" -c "ALTER SYSTEM RESET pg_dof.queue_database" -c "ALTER SYSTEM RESET pg_dof.queue_naptime" >/dev/null; "$here/cluster.sh" restart >/dev/null' EXIT
-total=0
-while read -r f; do
-  size=$(stat -c %s "$f"); [ $((total + size)) -gt $((SAMPLE_KB * 1024)) ] && break
-  total=$((total + size)); mkdir -p "$sample/$(dirname "${f#$pe/}")"; ln -s "$f" "$sample/${f#$pe/}"
-done < <(find "$pe" -name '*.md' -size -64k | sort)
-files=$(find "$sample" -name '*.md' | wc -l)
+files=$(legalize_sample "$sample" "$SAMPLE_KB")
 workers() {  # restart with N workers serving this database
   PG_DOF_DB=postgres q -c "ALTER SYSTEM SET pg_dof.queue_workers = $1" -c "ALTER SYSTEM SET pg_dof.queue_database = 'pg_dof_pipeline'" \
     -c "ALTER SYSTEM SET pg_dof.queue_naptime = '100ms'" >/dev/null

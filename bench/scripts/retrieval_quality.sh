@@ -8,6 +8,9 @@
 #   MAX_TOKENS (default 400 for chunking-evaluation, 256 for DOF); SETS (default "chunking-evaluation dof");
 #   CHUNKERS (default "pattern"; e.g. "pattern paragraph recursive semantic:percentile
 #   semantic:standard_deviation" compares strategies; name:type sets a semantic threshold_type).
+#   MODEL (default multilingual-e5-small) with MODEL_FILE (an ONNX file registered as MODEL
+#   with the default tokenizer and e5's prefixes) compares model variants; LATE=off skips
+#   the late-chunking collection.
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
 evaluation="$(corpus chunking-evaluation)"
@@ -31,8 +34,12 @@ for set in ${SETS:-chunking-evaluation dof}; do
       max_tokens="${MAX_TOKENS:-256}"; config=dof_spanish ;;
     *) echo "unknown set $set (chunking-evaluation, dof)" >&2; exit 2 ;;
   esac
-  q -v max_tokens="$max_tokens" -v config="$config" -v chunker="$chunker" -v options="$options" -f "$bench/sql/quality.sql"
-  q -v set_name="$set, chunker $chunker_spec" -f "$bench/sql/quality_report.sql"
+  if [ -n "${MODEL_FILE:-}" ]; then
+    q -c "SELECT name FROM dof_register_model('$MODEL', '$MODEL_FILE', '$MODEL_DIR/tokenizer.json', 'query: ', 'passage: ')" >/dev/null
+  fi
+  q -v max_tokens="$max_tokens" -v config="$config" -v chunker="$chunker" -v options="$options" \
+    -v model="${MODEL:-multilingual-e5-small}" -v late="${LATE:-on}" -f "$bench/sql/quality.sql"
+  q -v set_name="$set, chunker $chunker_spec, model ${MODEL:-multilingual-e5-small}" -f "$bench/sql/quality_report.sql"
   echo
 done
 done

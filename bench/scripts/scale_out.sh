@@ -11,7 +11,6 @@
 #           the query embedded by the search, and with query_embedding given.
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
-pe="$(corpus legalize-pe-sample)"
 SAMPLE_KB="${SAMPLE_KB:-512}"
 echo "$(cargo run --release -q -p dof_bench --bin cpu)"
 cargo build --release -q -p dof_loader
@@ -19,12 +18,7 @@ dof="$CARGO_TARGET_DIR/release/dof"
 export PG_DOF_DB=pg_dof_scale_out
 sample="$(mktemp -d)"
 trap 'rm -rf "$sample"; "$here/shards.sh" stop >/dev/null 2>&1' EXIT
-total=0
-while read -r f; do
-  size=$(stat -c %s "$f"); [ $((total + size)) -gt $((SAMPLE_KB * 1024)) ] && break
-  total=$((total + size)); mkdir -p "$sample/$(dirname "${f#$pe/}")"; ln -s "$f" "$sample/${f#$pe/}"
-done < <(find "$pe" -name '*.md' -size -64k | sort)
-files=$(find "$sample" -name '*.md' | wc -l)
+files=$(legalize_sample "$sample" "$SAMPLE_KB")
 
 "$here/cluster.sh" start >/dev/null
 "$here/cluster.sh" fresh >/dev/null 2>&1

@@ -3,20 +3,24 @@
 -- documents (real model) into two collections, late and independent embedding; every
 -- leg and fusion answers every question with its 10 best chunks. quality_report.sql
 -- scores them. psql variables: max_tokens, config (text search configuration), chunker,
--- options (its chunker_options).
+-- options (its chunker_options), model (the registered model both collections embed with),
+-- late (on: both collections; off: the independent one only, for comparing models).
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
-INSERT INTO dof_collections (name, late_chunking, max_tokens, text_search_config, chunker, chunker_options)
-VALUES ('eval-late', true, :max_tokens, :'config', :'chunker', :'options'),
-       ('eval-independent', false, :max_tokens, :'config', :'chunker', :'options');
+INSERT INTO dof_collections (name, model, late_chunking, max_tokens, text_search_config, chunker, chunker_options)
+VALUES ('eval-late', :'model', true, :max_tokens, :'config', :'chunker', :'options'),
+       ('eval-independent', :'model', false, :max_tokens, :'config', :'chunker', :'options');
+SET eval.late = :'late';
 \set ingest_start `date +%s.%N`
+\if :late
 INSERT INTO dof_documents (collection, source_id, body) SELECT 'eval-late', source_id, body FROM eval_documents;
+\endif
 \set late_end `date +%s.%N`
 INSERT INTO dof_documents (collection, source_id, body) SELECT 'eval-independent', source_id, body FROM eval_documents;
 \set independent_end `date +%s.%N`
 ANALYZE dof_chunks;
 ALTER TABLE eval_questions ADD COLUMN embedding vector;
-UPDATE eval_questions SET embedding = dof_embed_query(question);
+UPDATE eval_questions SET embedding = dof_embed_query(question, :'model');
 
 CREATE TABLE eval_runs (method text, collection text, question integer, ids bigint[], ms double precision);
 DO $$
@@ -24,7 +28,8 @@ DECLARE
   q record; coll text; variant text; t0 timestamptz; ids bigint[];
 BEGIN
   FOR q IN SELECT * FROM eval_questions ORDER BY id LOOP
-    FOREACH coll IN ARRAY ARRAY['eval-late', 'eval-independent'] LOOP
+    FOREACH coll IN ARRAY CASE WHEN current_setting('eval.late')::boolean THEN ARRAY['eval-late', 'eval-independent']
+                               ELSE ARRAY['eval-independent'] END LOOP
       t0 := clock_timestamp();
       SELECT array_agg(chunk_id ORDER BY rank) INTO ids FROM dof_vector_search(q.question, 10, coll, query_embedding => q.embedding);
       INSERT INTO eval_runs VALUES ('vector leg', coll, q.id, ids, extract(epoch FROM clock_timestamp() - t0) * 1000);
@@ -35,12 +40,12 @@ BEGIN
         INSERT INTO eval_runs VALUES ('hybrid, ' || variant, coll, q.id, ids, extract(epoch FROM clock_timestamp() - t0) * 1000);
       END LOOP;
     END LOOP;
-    -- the text leg does not depend on the embedding: one collection is enough
+    -- the text leg does not depend on the embedding (both collections chunk alike): one is enough
     FOREACH variant IN ARRAY ARRAY['bm25/any', 'bm25/all', 'ts_rank_cd/all'] LOOP
       t0 := clock_timestamp();
       SELECT array_agg(chunk_id ORDER BY rank) INTO ids
-      FROM dof_text_search(q.question, 10, 'eval-late', ranking => split_part(variant, '/', 1), match_terms => split_part(variant, '/', 2));
-      INSERT INTO eval_runs VALUES ('text leg, ' || replace(variant, '/', ' '), 'eval-late', q.id, ids, extract(epoch FROM clock_timestamp() - t0) * 1000);
+      FROM dof_text_search(q.question, 10, 'eval-independent', ranking => split_part(variant, '/', 1), match_terms => split_part(variant, '/', 2));
+      INSERT INTO eval_runs VALUES ('text leg, ' || replace(variant, '/', ' '), 'eval-independent', q.id, ids, extract(epoch FROM clock_timestamp() - t0) * 1000);
     END LOOP;
   END LOOP;
 END
