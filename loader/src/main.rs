@@ -125,7 +125,8 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
     let progress = progress_bar(total_bytes);
     let mut summary = Summary::default();
     let (results, result_rx) = mpsc::channel::<Outcome>();
-    // one queue of batches per target, --jobs writers (connections) on each
+    // one queue of batches per target, --jobs writers (connections) on each; the writers
+    // hold the only receivers, so if they all stop a send fails instead of waiting
     let mut batches = Vec::new();
     let mut writers = Vec::new();
     for target in &targets {
@@ -148,7 +149,6 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                 }
             })
         }));
-        // the writers hold the only receivers: if they all stop, a send fails instead of waiting
     }
     drop(results);
     let mut send = |batch: store::Batch| -> Result<(), String> {
