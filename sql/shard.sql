@@ -79,45 +79,42 @@ BEGIN
 END
 $$;
 
--- A query as the coordinator needs it before asking every shard: its embedding (when
--- `embed`; computed on one shard only) and its lexemes in the collection's text search
--- configuration.
-CREATE FUNCTION dof_shard_query(query text, collection text, embed boolean)
-    RETURNS TABLE (query_embedding vector, lexemes text[])
+-- A query as the coordinator needs it, from every shard in one call: its lexemes in the
+-- collection's text search configuration (the same on every shard), this shard's part of
+-- the collection's BM25 statistics for them (in their order), its pg_dof version and shard
+-- number, and, on the shard numbered `embed_shard` only, the query's embedding (one shard
+-- embeds; the coordinator spreads the work by a hash of the query). PL/pgSQL, not a SQL
+-- body: a SQL function plans once with the collection unknown, and
+-- `collection IS NULL OR ...` then reads every statistics row (measured 46 ms against
+-- 0.9 ms at 170,000 delta rows).
+CREATE FUNCTION dof_shard_prepare(query text, collection text, embed_shard integer)
+    RETURNS TABLE (query_embedding vector, lexemes text[], chunks bigint[], total_chunks bigint, total_tokens bigint,
+                   version text, shard integer)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
     settings dof_collections := dof_collection(collection);
+    here integer := (SELECT i.shard FROM dof_shard_identity i);
+    terms text[];
 BEGIN
     IF query IS NULL THEN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    RETURN QUERY SELECT CASE WHEN embed THEN dof_embed_query(query, settings.model) END,
-                        dof_query_lexemes(websearch_to_tsquery(settings.text_search_config, query));
-END
-$$;
-
--- This shard's part of a collection's BM25 statistics for the lexemes given (in their
--- order), with its pg_dof version and shard number: the coordinator adds the counts up
--- and refuses to search shards of different versions. PL/pgSQL, not a SQL body: a SQL
--- function plans once with the collection unknown, and `collection IS NULL OR ...` then
--- reads every statistics row (measured 46 ms against 0.9 ms at 170,000 delta rows).
-CREATE FUNCTION dof_shard_term_stats(collection text, lexemes text[])
-    RETURNS TABLE (chunks bigint[], total_chunks bigint, total_tokens bigint, version text, shard integer)
-    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
-BEGIN
+    terms := dof_query_lexemes(websearch_to_tsquery(settings.text_search_config, query));
     RETURN QUERY
-    SELECT ARRAY(SELECT t.chunks FROM dof_term_stats(dof_shard_term_stats.collection, lexemes) t),
+    SELECT CASE WHEN here IS NOT DISTINCT FROM embed_shard THEN dof_embed_query(query, settings.model) END,
+           terms,
+           ARRAY(SELECT t.chunks FROM dof_term_stats(dof_shard_prepare.collection, terms) t),
            s.chunks, s.tokens,
            (SELECT e.extversion::text FROM pg_extension e WHERE e.extname = 'pg_dof'),
-           (SELECT i.shard FROM dof_shard_identity i)
-    FROM dof_collection_stats(dof_shard_term_stats.collection) s;
+           here
+    FROM dof_collection_stats(dof_shard_prepare.collection) s;
 END
 $$;
 
 -- Both legs on this shard, ids and scores only: the vector leg's `candidates` nearest
 -- chunks (score = cosine distance) and the text leg's `candidates` best (score = BM25 or
 -- ts_rank_cd) under the statistics given, the whole cluster's (counts per lexeme in
--- dof_shard_query's order, chunk count, mean length), so every shard scores as one server
+-- dof_shard_prepare's order, chunk count, mean length), so every shard scores as one server
 -- holding all the chunks would. The arguments are dof_hybrid_search's, checked there.
 CREATE FUNCTION dof_shard_legs(query text, candidates integer, collection text, filter jsonb, query_embedding vector,
                                ranking text, match_terms text, lexemes text[], chunks double precision[],
@@ -255,8 +252,7 @@ REVOKE ALL ON FUNCTION dof_shard_execute(text) FROM PUBLIC;
 
 COMMENT ON FUNCTION dof_shard_configure(integer, integer) IS 'Makes this database shard number shard (0-based) of at most max_shards: document and chunk ids become congruent to shard modulo max_shards, unique across shards';
 COMMENT ON FUNCTION dof_put_document(text, text, text, text, jsonb) IS 'Stores a document idempotently by (collection, source_id) and content hash: added, updated or unchanged (nothing written); what a coordinator routes to one shard';
-COMMENT ON FUNCTION dof_shard_query(text, text, boolean) IS 'For a coordinator: the query''s embedding (when embed) and its lexemes in the collection''s text search configuration';
-COMMENT ON FUNCTION dof_shard_term_stats(text, text[]) IS 'For a coordinator: this shard''s chunk counts for the lexemes, its chunk and token totals, its pg_dof version and shard number';
+COMMENT ON FUNCTION dof_shard_prepare(text, text, integer) IS 'For a coordinator: the query''s lexemes, this shard''s BM25 statistics for them, its pg_dof version and number, and the query''s embedding on the shard numbered embed_shard';
 COMMENT ON FUNCTION dof_shard_legs(text, integer, text, jsonb, vector, text, text, text[], double precision[], double precision, double precision) IS 'For a coordinator: both legs'' candidates on this shard (ids and scores only), the text leg scored with the cluster''s statistics';
 COMMENT ON FUNCTION dof_shard_chunks(bigint[], boolean) IS 'For a coordinator: the chunks of ids this shard holds, with document and source, content when asked';
 COMMENT ON FUNCTION dof_shard_status() IS 'This shard''s number, pg_dof version, documents, chunks, queued and failed documents';

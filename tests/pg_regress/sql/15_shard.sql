@@ -20,12 +20,13 @@ FROM dof_documents d ORDER BY source_id;
 SELECT * FROM dof_shard_status();
 
 -- the legs with this server's own statistics answer as dof_vector_search and dof_text_search
-SELECT lexemes FROM dof_shard_query('aduana pedimento', 's', false);
+SELECT lexemes, chunks, total_chunks, shard, query_embedding IS NULL AS not_embedded FROM dof_shard_prepare('aduana pedimento', 's', -1);
+SELECT vector_dims(query_embedding) AS embedded_here FROM dof_shard_prepare('aduana pedimento', 's', 3);
 SELECT (SELECT array_agg(chunk_id ORDER BY rank) FROM dof_text_search('aduana pedimento', 5, 's'))
      = (SELECT array_agg(l.chunk_id ORDER BY l.score DESC, l.chunk_id)
-        FROM dof_shard_term_stats('s', ARRAY['aduan', 'pediment']) s,
+        FROM dof_shard_prepare('aduana pedimento', 's', -1) s,
              dof_shard_legs('aduana pedimento', 5, 's', NULL, dof_embed_query('aduana pedimento', 'hash-384'), 'bm25', 'any',
-                            ARRAY['aduan', 'pediment'], s.chunks::double precision[], s.total_chunks,
+                            s.lexemes, s.chunks::double precision[], s.total_chunks,
                             s.total_tokens::double precision / s.total_chunks) l
         WHERE l.leg = 'text') AS text_leg_same,
        (SELECT array_agg(chunk_id ORDER BY rank) FROM dof_vector_search('aduana pedimento', 5, 's'))
