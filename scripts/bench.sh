@@ -28,6 +28,8 @@ log "ingest pipeline: dof load into inline and deferred collections (1 and 2 job
 bash bench/scripts/ingest_pipeline.sh
 log "ingest breakdown: model alone, + chunking, + storing, + GIN, + HNSW (inline, e5, same documents)"
 bash bench/scripts/ingest_breakdown.sh
+log "ONNX Runtime's spinning threads (pg_dof.onnx_spinning): one session alone and two at once, on vs off"
+bash bench/scripts/onnx_spinning.sh
 log "small documents: dof_embed with 1, 4, 16 and all texts per call (should a queue batch embed its small documents together?)"
 bash bench/scripts/small_documents.sh
 log "scale-out: a PL/Proxy coordinator over two shards vs one server (ingest, hybrid search p50/p95), same machine"

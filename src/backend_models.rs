@@ -48,6 +48,7 @@ struct SessionKey {
 
 struct Session {
     intra_threads: usize,
+    spinning: bool,
     embedder: OnnxEmbedder,
 }
 
@@ -98,11 +99,11 @@ pub fn tokenizer_at(path: &Path) -> Result<Arc<ModelTokenizer>, TokenizeError> {
 /// Runs `f` with the (cached) ONNX embedder of `spec`, checked against its registered dimension.
 fn with_onnx<R>(spec: &ModelSpec, f: impl FnOnce(&mut OnnxEmbedder) -> Result<R, EmbedError>) -> Result<R, EmbedError> {
     let key = SessionKey { spec: spec.clone(), model: FileStamp::of(&spec.model_file), tokenizer: FileStamp::of(&spec.tokenizer_file) };
-    let intra_threads = guc::intra_op_threads();
+    let (intra_threads, spinning) = (guc::intra_op_threads(), guc::onnx_spinning());
     SESSIONS.with(|cell| {
         let mut sessions = cell.borrow_mut();
         fit(&mut sessions);
-        if sessions.get(&key).is_none_or(|s| s.intra_threads != intra_threads) {
+        if sessions.get(&key).is_none_or(|s| s.intra_threads != intra_threads || s.spinning != spinning) {
             // drop every older session of this model before loading: never two copies at once
             pop_where(&mut sessions, |old| old.spec.name == spec.name);
             let embedder = load(spec, intra_threads)?;
@@ -113,7 +114,7 @@ fn with_onnx<R>(spec: &ModelSpec, f: impl FnOnce(&mut OnnxEmbedder) -> Result<R,
                     actual: embedder.dimension(),
                 });
             }
-            sessions.put(key.clone(), Session { intra_threads, embedder });
+            sessions.put(key.clone(), Session { intra_threads, spinning, embedder });
         }
         f(&mut sessions.get_mut(&key).expect("inserted above").embedder)
     })
@@ -162,6 +163,7 @@ pub fn load(spec: &ModelSpec, intra_threads: usize) -> Result<OnnxEmbedder, Embe
     }
     let options = OnnxOptions {
         intra_threads,
+        spinning: guc::onnx_spinning(),
         max_positions: spec.max_positions,
         interrupt_pending: Some(cancel_or_die_pending),
         ..OnnxOptions::default()

@@ -27,6 +27,7 @@ static ONNXRUNTIME_LIBRARY: GucSetting<Option<CString>> = GucSetting::<Option<CS
 static MODEL_DIR: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(DEFAULT_MODEL_DIR));
 static DEFAULT_MODEL_NAME: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(c""));
 static INTRA_OP_THREADS: GucSetting<i32> = GucSetting::<i32>::new(0);
+static ONNX_SPINNING: GucSetting<bool> = GucSetting::<bool>::new(true);
 static ALLOW_DROP: GucSetting<bool> = GucSetting::<bool>::new(false);
 static MODEL_CACHE_SIZE: GucSetting<i32> = GucSetting::<i32>::new(2);
 static SENTENCE_CACHE_SIZE: GucSetting<i32> = GucSetting::<i32>::new(20_000);
@@ -69,6 +70,14 @@ pub fn init() {
         &INTRA_OP_THREADS,
         0,
         64,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"pg_dof.onnx_spinning",
+        c"Whether ONNX Runtime's threads spin between operations (faster alone, slower when several backends embed at once).",
+        c"Applies to models loaded after the change. Off suits servers where several sessions or queue workers embed at the same time.",
+        &ONNX_SPINNING,
         GucContext::Userset,
         GucFlags::default(),
     );
@@ -188,6 +197,10 @@ pub fn intra_op_threads() -> usize {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_AUTO_THREADS),
         n => n as usize,
     }
+}
+
+pub fn onnx_spinning() -> bool {
+    ONNX_SPINNING.get()
 }
 
 pub fn model_cache_size() -> std::num::NonZeroUsize {

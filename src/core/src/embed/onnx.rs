@@ -27,6 +27,10 @@ static ENVIRONMENT: OnceLock<Environment> = OnceLock::new();
 pub struct OnnxOptions {
     /// ONNX Runtime intra-op threads for this session.
     pub intra_threads: usize,
+    /// Whether those threads spin waiting for work between operations (ONNX Runtime's
+    /// default): a little faster for one session alone, but spinning threads take cores
+    /// from the other backends embedding at the same time (bench/scripts/onnx_spinning.sh).
+    pub spinning: bool,
     /// Longest token sequence the model accepts (512 for e5-small); longer inputs are
     /// truncated to it, keeping the closing special token.
     pub max_positions: usize,
@@ -43,7 +47,7 @@ pub struct OnnxOptions {
 
 impl Default for OnnxOptions {
     fn default() -> Self {
-        Self { intra_threads: 1, max_positions: 512, batch_tokens: BATCH_TOKENS, interrupt_pending: None }
+        Self { intra_threads: 1, spinning: true, max_positions: 512, batch_tokens: BATCH_TOKENS, interrupt_pending: None }
     }
 }
 
@@ -77,7 +81,11 @@ impl OnnxEmbedder {
         let model_error = |reason: String| EmbedError::ModelLoad { path: model.to_path_buf(), reason };
         let threads = options.intra_threads.max(1);
         let session = with_signals_blocked(|| -> ort::Result<Session> {
-            Session::builder(environment)?.with_intra_threads(threads)?.with_inter_threads(1)?.commit_from_file(model)
+            Session::builder(environment)?
+                .with_intra_threads(threads)?
+                .with_inter_threads(1)?
+                .with_intra_op_spinning(options.spinning)?
+                .commit_from_file(model)
         })
         .map_err(|e| model_error(e.to_string()))?;
         if session.inputs().iter().all(|input| input.name() != "input_ids") {
