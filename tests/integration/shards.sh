@@ -19,6 +19,15 @@ work="$(mktemp -d)"
 trap 'PG_DOF_SHARDS=3 "$scripts/shards.sh" stop >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$work"; echo "work: $work"' EXIT
 
 "$scripts/cluster.sh" fresh >/dev/null 2>&1
+# Where each document of WHERE is stored ("source_id|shard", sorted, in $work/placed) and
+# where dof_shard_of says it belongs (the same form, in $work/expected).
+placement() { # "SHARDS..." WHERE
+  local i
+  for i in $1; do shard_q "$i" -c "SELECT source_id || '|$i' FROM dof_documents WHERE $2"; done | sort > "$work/placed"
+  cut -d'|' -f1 "$work/placed" > "$work/source_ids"
+  coord -c "CREATE TEMPORARY TABLE placed (source_id text)" -c "\\copy placed FROM '$work/source_ids'" \
+        -c "SELECT source_id || '|' || dof_shard_of(source_id) FROM placed" | sort > "$work/expected"
+}
 "$scripts/shards.sh" up >/dev/null || { echo "FAILED: the coordinator and shards did not start"; exit 1; }
 
 # The documents: the smallest Peruvian legal texts of the shared corpora (Spanish, many
@@ -48,10 +57,7 @@ n=${#files[@]}
 check "$(sort "$work/actions" | uniq -c | awk '{print $2 ":" $1}')" "added:$n" "every document added through the coordinator"
 
 # placement: on exactly one shard, the one dof_shard_of names
-for i in 0 1; do shard_q "$i" -c "SELECT source_id || '|$i' FROM dof_documents WHERE collection = 't'"; done | sort > "$work/placed"
-cut -d'|' -f1 "$work/placed" > "$work/source_ids"
-coord -c "CREATE TEMPORARY TABLE placed (source_id text)" -c "\\copy placed FROM '$work/source_ids'" \
-      -c "SELECT source_id || '|' || dof_shard_of(source_id) FROM placed" | sort > "$work/expected"
+placement "0 1" "collection = 't'"
 check "$(wc -l < "$work/placed")" "$n" "every document is stored once"
 check "$(cut -d'|' -f1 "$work/placed" | sort -u | wc -l)" "$n" "no document is on two shards"
 check "$(diff "$work/placed" "$work/expected" >/dev/null && echo same)" "same" "each document is on the shard dof_shard_of names"
@@ -75,10 +81,7 @@ load_dir="$(dirname "${files[0]}")"
 loaded=$(find "$load_dir" -maxdepth 1 -name '*.md' -size +0 | wc -l)
 out=$("$CARGO_TARGET_DIR/release/dof" load "$load_dir" --collection carga --coordinator --jobs 2 --connection "$coordinator_connection" 2>/dev/null)
 check "$?/$(echo "$out" | awk -F'|' 'NR == 3 {gsub(/ /, "", $2); print $2}')" "0/$loaded" "dof load --coordinator adds every file ($loaded)"
-for i in 0 1; do shard_q "$i" -c "SELECT source_id || '|$i' FROM dof_documents WHERE collection = 'carga'"; done | sort > "$work/placed"
-cut -d'|' -f1 "$work/placed" > "$work/source_ids"
-coord -c "CREATE TEMPORARY TABLE placed (source_id text)" -c "\\copy placed FROM '$work/source_ids'" \
-      -c "SELECT source_id || '|' || dof_shard_of(source_id) FROM placed" | sort > "$work/expected"
+placement "0 1" "collection = 'carga'"
 check "$(wc -l < "$work/placed")/$(diff "$work/placed" "$work/expected" >/dev/null && echo same)" "$loaded/same" \
       "the loader wrote each file once, on the shard dof_shard_of names"
 out=$("$CARGO_TARGET_DIR/release/dof" load "$load_dir" --collection carga --coordinator --connection "$coordinator_connection" 2>/dev/null)
@@ -142,10 +145,7 @@ coord -c "SELECT dof_cluster_execute(\$\$$collection ON CONFLICT DO NOTHING\$\$)
       -c "SELECT dof_cluster_execute(\$\$INSERT INTO dof_collections (name, model, deferred) VALUES ('carga', 'hash-384', true) ON CONFLICT DO NOTHING\$\$)" >/dev/null
 moved=$(coord -c "SELECT sum(moved) FROM dof_cluster_rebalance(20)")
 check "$( [ "$moved" -gt 0 ] && echo moved)" "moved" "dof_cluster_rebalance moves documents to the new shard ($moved)"
-for i in 0 1 2; do shard_q "$i" -c "SELECT source_id || '|$i' FROM dof_documents WHERE collection IN ('t', 'carga')"; done | sort > "$work/placed"
-cut -d'|' -f1 "$work/placed" > "$work/source_ids"
-coord -c "CREATE TEMPORARY TABLE placed (source_id text)" -c "\\copy placed FROM '$work/source_ids'" \
-      -c "SELECT source_id || '|' || dof_shard_of(source_id) FROM placed" | sort > "$work/expected"
+placement "0 1 2" "collection IN ('t', 'carga')"
 check "$(wc -l < "$work/placed")/$(diff "$work/placed" "$work/expected" >/dev/null && echo same)" "$((n + loaded))/same" \
       "after the rebalance every document is once, on its owner of three shards"
 chunk_prints 0 1 2 > "$work/prints_after"
