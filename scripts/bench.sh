@@ -51,7 +51,11 @@ fi
 "$PG_DOF_CACHE/venv/bin/python" bench/scripts/ort_settings.py "$MODEL_DIR/model.onnx" "$standard" "$MODEL_DIR/tokenizer.json" /tmp/pg_dof_bench_texts.json
 log "faster model variants (int8 per channel / per tensor / feed-forward only, fp32 standard ops) vs the shipped q4: speed and agreement (quality: retrieval_quality.sh with MODEL_FILE)"
 "$PG_DOF_CACHE/venv/bin/python" bench/scripts/model_variants.py "$MODEL_DIR/model.onnx" "$standard" "$MODEL_DIR/tokenizer.json" \
-  "${PG_DOF_CORPORA:-$here/../../shared/corpora}/legalize-pe-sample" "$PG_DOF_CACHE/variants"
+  "${PG_DOF_CORPORA:-$here/../../shared/corpora}/legalize-pe-sample" "$PG_DOF_CACHE/variants" "$MODEL_INT8_DIR/model.onnx"
+log "the built-in int8 model vs the default q4 inside the backend (dof_embed, same texts, one backend)"
+bash bench/scripts/model_speed.sh
+log "retrieval quality of the built-in int8 model (independent embedding; compare the default's rows above)"
+LATE=off MODEL=multilingual-e5-small-int8 bash bench/scripts/retrieval_quality.sh
 log "peak memory of embedding vs batch_tokens (the default is 1024), one process each"
 for b in 8192 4096 2048 1024; do cargo run --release -q -p dof_bench --bin embed_memory -- "$b" | tail -1; done
 log "where embedding time goes (tokenize / inference / pool), same code outside PostgreSQL"

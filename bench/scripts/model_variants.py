@@ -3,10 +3,12 @@ fp32 with standard ops (the q4 weights dequantized, model-prep/build_e5_onnx.py)
 int8 (onnxruntime.quantization, MatMul weights per channel or per tensor), and int8 on the
 feed-forward MatMuls only. Python ONNX Runtime, 2 intra-op threads, the same legalize-pe
 paragraphs one per call, medians of RUNS interleaved runs (default 3); the mean cosine of
-each variant's pooled vectors to q4's. Quality through the product's SQL is
+each variant's pooled vectors to q4's. INT8_BUILTIN, when given, is the built-in
+multilingual-e5-small-int8 (model-prep/quantize_e5_int8.py: int8 except the feed-forward
+output projections). Quality through the product's SQL is
 `LATE=off MODEL=name MODEL_FILE=variant.onnx bench/scripts/retrieval_quality.sh`.
 
-usage: model_variants.py Q4.onnx STANDARD.onnx TOKENIZER.json CORPUS_DIR OUT_DIR
+usage: model_variants.py Q4.onnx STANDARD.onnx TOKENIZER.json CORPUS_DIR OUT_DIR [INT8_BUILTIN.onnx]
 """
 import glob
 import os
@@ -48,6 +50,8 @@ def main():
     q4, standard, tokenizer_path, corpus, out_dir = sys.argv[1:6]
     variants = {"q4 (shipped)": q4, "fp32, standard ops": standard}
     variants.update({f"{k}": v for k, v in build_variants(standard, out_dir).items()})
+    if len(sys.argv) > 6:
+        variants["int8 except feed-forward output (built-in)"] = sys.argv[6]
     tokenizer = Tokenizer.from_file(tokenizer_path)
     tokenizer.no_padding()
     tokenizer.no_truncation()

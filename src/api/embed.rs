@@ -241,26 +241,32 @@ mod tests {
         assert_eq!(same, Ok(Some(true)));
     }
 
-    /// The built-in registry row (sql/models.sql) and the core's default model layout
-    /// (used outside PostgreSQL by the tests and benchmarks) describe the same model.
+    /// The built-in registry rows (sql/models.sql) and the core's model layout (used outside
+    /// PostgreSQL by the tests and benchmarks) describe the same models; the default is q4.
     #[pg_test]
-    fn the_builtin_row_is_the_core_default_model() {
-        let e5 = dof_core::embed::ModelSpec::e5_in_dir(&crate::guc::model_dir(), dof_core::install::DEFAULT_MODEL).unwrap();
-        let row = Spi::get_one::<String>(
-            "SELECT concat_ws('|', name, dimension, max_positions, query_prefix, passage_prefix, model_file, tokenizer_file)
-             FROM dof_models WHERE builtin AND kind = 'onnx'",
-        );
-        let core = [
-            e5.name.clone(),
-            e5.dimension.to_string(),
-            e5.max_positions.to_string(),
-            e5.query_prefix.clone(),
-            e5.passage_prefix.clone(),
-            format!("{}/model.onnx", e5.name),
-            format!("{}/tokenizer.json", e5.name),
-        ]
-        .join("|");
-        assert_eq!(row, Ok(Some(core)));
+    fn the_builtin_rows_are_the_core_models() {
+        for (name, default) in [(dof_core::install::DEFAULT_MODEL, true), (dof_core::install::INT8_MODEL, false)] {
+            let e5 = dof_core::embed::ModelSpec::e5_in_dir(&crate::guc::model_dir(), name).unwrap();
+            let row = Spi::get_one_with_args::<String>(
+                "SELECT concat_ws('|', name, dimension, max_positions, query_prefix, passage_prefix, model_file, tokenizer_file, is_default)
+                 FROM dof_models WHERE builtin AND kind = 'onnx' AND name = $1",
+                &[name.into()],
+            );
+            let core = [
+                e5.name.clone(),
+                e5.dimension.to_string(),
+                e5.max_positions.to_string(),
+                e5.query_prefix.clone(),
+                e5.passage_prefix.clone(),
+                format!("{}/model.onnx", e5.name),
+                format!("{}/tokenizer.json", e5.name),
+                if default { "t" } else { "f" }.to_string(),
+            ]
+            .join("|");
+            assert_eq!(row, Ok(Some(core)), "{name}");
+        }
+        let onnx_rows = Spi::get_one::<i64>("SELECT count(*) FROM dof_models WHERE builtin AND kind = 'onnx'");
+        assert_eq!(onnx_rows, Ok(Some(2)));
     }
 
     #[pg_test]

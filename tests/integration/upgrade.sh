@@ -50,10 +50,14 @@ check "$(q -c "$searches")" "$before_search" "the same searches give the same ch
 check "$(q -c "SELECT pg_relation_filenode('dof_chunks')")" "$filenode_before" "dof_chunks is not rewritten (embedding loses its vector(384) modifier in place)"
 check "$(q -c "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'dof_chunks' AND indexdef LIKE '%hnsw%'")" \
       "dof_chunks_embedding_384" "the HNSW index is the per-dimension one"
+builtin_models="SELECT string_agg(concat_ws(':', name, kind, model_file, tokenizer_file, dimension, revision, is_default), ' ' ORDER BY name)
+  FROM dof_models WHERE builtin"
+upgraded_models="$(q -c "$builtin_models")"
 upgraded="$(mktemp)"; fresh="$(mktemp)"
 q -f "$tests/catalog.sql" > "$upgraded"
 export PG_DOF_DB=pg_dof_fresh
 q -f "$tests/catalog.sql" > "$fresh"
+check "$upgraded_models" "$(q -c "$builtin_models")" "the built-in models after the update are a fresh install's (the int8 variant added)"
 check "$(( $(wc -l < "$fresh") > 50 ))" "1" "the catalog query lists the extension's objects ($(wc -l < "$fresh") lines)"
 if diff "$fresh" "$upgraded" > /dev/null; then
   check same same "the updated catalog equals a fresh $current install ($(wc -l < "$fresh") objects and definitions)"

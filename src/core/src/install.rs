@@ -40,6 +40,10 @@ macro_rules! install_model_dir {
 /// The default model's folder name under the model folder.
 pub const DEFAULT_MODEL: &str = "multilingual-e5-small";
 
+/// The built-in int8 variant's folder name (and registry name): the default model's
+/// weights, int8 except the feed-forward output projections (model-prep/quantize_e5_int8.py).
+pub const INT8_MODEL: &str = "multilingual-e5-small-int8";
+
 /// The install root: `$PG_DOF_HOME` when set (tests and benchmarks), else the default.
 pub fn home() -> PathBuf {
     std::env::var_os("PG_DOF_HOME").map_or_else(|| PathBuf::from(install_home!()), PathBuf::from)
@@ -70,5 +74,6 @@ mod tests {
         let version = install_onnxruntime_library!().rsplit("libonnxruntime.so.").next().expect("a version");
         assert!(config.contains(&format!("\nORT_VERSION={version}\n")), "ORT_VERSION {version}");
         assert!(config.contains(&format!("MODEL_NAME={}", super::DEFAULT_MODEL)), "MODEL_NAME");
+        assert!(config.contains(&format!("MODEL_INT8_NAME={}", super::INT8_MODEL)), "MODEL_INT8_NAME");
     }
 }

@@ -30,6 +30,19 @@ SELECT late.ordinality, round(vector_norm(late.embedding)::numeric, 4) AS norm,
        late.embedding <> alone.embedding AS differs_from_independent
 FROM late JOIN alone USING (ordinality) ORDER BY ordinality;
 
+-- the built-in int8 variant: the default model's weights, its vectors within a small angle
+-- of the default's (self-checking thresholds), and the same paraphrase ranking
+WITH texts(t) AS (VALUES ('Resolución Miscelánea Fiscal para 2024'), ('Aviso de licitación pública nacional'),
+                         ('Decreto por el que se reforma la Ley Federal de Derechos'))
+SELECT t, vector_dims(dof_embed_query(t, 'multilingual-e5-small-int8')) AS dims,
+       1 - (dof_embed_query(t, 'multilingual-e5-small-int8') <=> dof_embed_query(t)) > 0.99 AS close_to_default,
+       dof_embed_query(t, 'multilingual-e5-small-int8') <> dof_embed_query(t) AS another_model
+FROM texts ORDER BY t;
+WITH q AS (SELECT dof_embed_query('¿Qué reglas fiscales publicó el SAT?', 'multilingual-e5-small-int8') AS v)
+SELECT (q.v <=> dof_embed_query('El Servicio de Administración Tributaria dio a conocer la resolución miscelánea fiscal', 'multilingual-e5-small-int8'))
+     < (q.v <=> dof_embed_query('El equipo de fútbol ganó el campeonato el domingo', 'multilingual-e5-small-int8')) AS paraphrase_is_closer
+FROM q;
+
 -- the hash embedder: deterministic, any dimension, no files
 SELECT (SELECT embedding FROM dof_embed(ARRAY['Diario Oficial'], 'hash-384'))
      = (SELECT embedding FROM dof_embed(ARRAY['Diario Oficial'], 'hash-384')) AS deterministic,
