@@ -39,6 +39,8 @@ bash bench/scripts/ingest_paths.sh
 log "ingest and search at scale: ingest rates, index sizes, hybrid latency, recall@10 vs exact"
 log "(the first run embeds ~120,000 chunks of the corpora for real: 1-1.5 h on two cores, cached)"
 bash bench/scripts/store_search.sh
+log "the vector leg at scale: HNSW build settings x ef_search, speed and recall@10 (the scale data above)"
+bash bench/scripts/vector_grid.sh
 log "ONNX Runtime settings: q4 vs standard-ops model, graph optimisation level, threads (Python ORT)"
 standard="$PG_DOF_CACHE/standard/model.onnx"
 if [ ! -f "$standard" ]; then

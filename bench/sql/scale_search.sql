@@ -59,7 +59,7 @@ BEGIN
     t0 := clock_timestamp();
     SELECT array_agg(id), max(distance) INTO exact, exact_tenth
     FROM (SELECT id, embedding <=> query.embedding AS distance FROM dof_chunks WHERE collection = 'scale'
-          ORDER BY embedding <=> query.embedding LIMIT 10) e;
+          ORDER BY embedding <=> query.embedding, id LIMIT 10) e;  -- ties by id, as the vector leg orders them
     INSERT INTO bench_timings VALUES (query.n, 'exact vector search (sequential scan)', extract(epoch FROM clock_timestamp() - t0) * 1000);
     PERFORM set_config('enable_indexscan', 'on', true);
     INSERT INTO bench_timings VALUES (query.n, 'vector leg recall@10 vs exact (same ids)',

@@ -34,6 +34,27 @@ JOIN dof_documents d ON d.id = h.document_id;
 SELECT count(*) = count(DISTINCT document_id) AS one_per_document
 FROM dof_hybrid_search('secretaría', k => 10, dedup_by_source => true);
 
+-- the vector leg through the HNSW index: equal distances are ordered by id also at the
+-- k-th place (8 copies of one text, k 5: the 5 lowest ids, as exact search gives them), and
+-- a collection that the index's first walk mostly fails still gets its rows (iterative scan)
+INSERT INTO dof_collections (name, model) VALUES ('ties', 'hash-384'), ('few', 'hash-384');
+INSERT INTO dof_documents (collection, source_id, body)
+SELECT 'ties', 'copy-' || i, 'Aviso idéntico de licitación pública' FROM generate_series(1, 8) i
+UNION ALL SELECT 'ties', 'other-' || i, format('Aviso número %s sobre asuntos diversos del día %s', i, i * 7) FROM generate_series(1, 40) i
+UNION ALL SELECT 'few', 'few-' || i, format('Nota breve %s', i) FROM generate_series(1, 3) i;
+SET enable_seqscan = off;
+WITH q AS (SELECT embedding FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'copy-5'),
+     leg AS (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS ids FROM q, dof_vector_search(NULL, 5, 'ties', query_embedding => q.embedding) v),
+     exact AS (SELECT array_agg(id ORDER BY d, id) AS ids FROM (SELECT c.id, c.embedding <=> q.embedding AS d FROM dof_chunks c, q
+                                                              WHERE c.collection = 'ties' ORDER BY 2, 1 LIMIT 5) e)
+SELECT leg.ids = exact.ids AS ties_by_id, cardinality(leg.ids) AS rows FROM leg, exact;
+SELECT count(*) AS rows, bool_and(c.collection = 'few') AS all_in_collection
+FROM dof_vector_search(NULL, 3, 'few', query_embedding => (SELECT embedding FROM dof_chunks WHERE collection = 'ties' LIMIT 1)) v
+JOIN dof_chunks c ON c.id = v.chunk_id;
+RESET enable_seqscan;
+DELETE FROM dof_documents WHERE collection IN ('ties', 'few');
+DELETE FROM dof_collections WHERE name IN ('ties', 'few');
+
 -- updating the body rebuilds the chunks; updating metadata only copies it; deleting removes them
 UPDATE dof_documents SET body = E'# Tipo de cambio\n\nNuevo aviso: 18.20 pesos por dólar.' WHERE source_id = 'banxico-1';
 SELECT c.content FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'banxico-1';
