@@ -51,12 +51,13 @@ BEGIN
                  AND ($3 IS NULL OR c.metadata @> $3)
                ORDER BY c.embedding::vector(%1$s) <=> $1
                LIMIT $4) hits', vector_dims(query_vector));
-    -- One graph walk of ef_search candidates first. Only when it yields fewer rows than
-    -- asked (a collection or filter that most of the index fails, or more than ef_search
-    -- rows wanted) does the walk go on with pgvector's iterative scan: having it on always
-    -- cost 1 ms of 6 at 120,689 chunks (bench/scripts/vector_grid.sh).
+    -- One graph walk of ef_search candidates first. Only when it yields fewer than k rows
+    -- (a collection or filter that most of the index fails, or k over ef_search) does the
+    -- walk go on with pgvector's iterative scan: having it on always cost 1 ms of 6 at
+    -- 120,689 chunks (bench/scripts/vector_grid.sh). A short tie margin alone is no reason
+    -- to go on: a collection smaller than k + 10 would walk the whole index every time.
     EXECUTE nearest INTO ids, distances USING query_vector, dof_vector_search.collection, filter, wanted;
-    IF coalesce(cardinality(ids), 0) < wanted THEN
+    IF coalesce(cardinality(ids), 0) < k THEN
         PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', true);  -- until this function returns
         EXECUTE nearest INTO ids, distances USING query_vector, dof_vector_search.collection, filter, wanted;
     END IF;
