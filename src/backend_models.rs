@@ -106,7 +106,7 @@ fn with_onnx<R>(spec: &ModelSpec, f: impl FnOnce(&mut OnnxEmbedder) -> Result<R,
         if sessions.get(&key).is_none_or(|s| s.intra_threads != intra_threads || s.spinning != spinning) {
             // drop every older session of this model before loading: never two copies at once
             pop_where(&mut sessions, |old| old.spec.name == spec.name);
-            let embedder = load(spec, intra_threads)?;
+            let embedder = load(spec, intra_threads, spinning)?;
             if spec.dimension != 0 && embedder.dimension() != spec.dimension {
                 return Err(EmbedError::DimensionMismatch {
                     name: spec.name.clone(),
@@ -156,14 +156,14 @@ pub fn entries() -> Vec<CacheEntry> {
 }
 
 /// Loads a model without caching it (registration probes).
-pub fn load(spec: &ModelSpec, intra_threads: usize) -> Result<OnnxEmbedder, EmbedError> {
+pub fn load(spec: &ModelSpec, intra_threads: usize, spinning: bool) -> Result<OnnxEmbedder, EmbedError> {
     // the model file first: a missing model is the likelier and clearer error
     if !spec.model_file.is_file() {
         return Err(EmbedError::ModelMissing { path: spec.model_file.clone() });
     }
     let options = OnnxOptions {
         intra_threads,
-        spinning: guc::onnx_spinning(),
+        spinning,
         max_positions: spec.max_positions,
         interrupt_pending: Some(cancel_or_die_pending),
         ..OnnxOptions::default()

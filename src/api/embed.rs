@@ -180,7 +180,7 @@ fn dof_embed_late_internal(
 #[pg_extern(volatile)]
 fn dof_probe_model_internal(name: &str, model_file: &str, tokenizer_file: &str, max_positions: i32) -> i32 {
     let spec = spec("onnx", name, Some(model_file), Some(tokenizer_file), 0, max_positions, "probe");
-    match backend_models::load(&spec, 1) {
+    match backend_models::load(&spec, 1, crate::guc::onnx_spinning()) {
         Ok(embedder) => dof_core::embed::Embedder::dimension(&embedder) as i32,
         Err(error) => raise_embed_error(error),
     }
