@@ -66,7 +66,7 @@ pub fn init() {
     GucRegistry::define_int_guc(
         c"pg_dof.intra_op_threads",
         c"ONNX Runtime intra-op threads per backend (0 = number of cores, at most 4).",
-        c"Applies to models loaded after the change.",
+        c"A changed value reloads the model in this backend at its next use.",
         &INTRA_OP_THREADS,
         0,
         64,
@@ -76,7 +76,7 @@ pub fn init() {
     GucRegistry::define_bool_guc(
         c"pg_dof.onnx_spinning",
         c"Whether ONNX Runtime's threads spin between operations (faster alone, slower when several backends embed at once).",
-        c"Applies to models loaded after the change. Off suits servers where several sessions or queue workers embed at the same time.",
+        c"A changed value reloads the model in this backend at its next use. Off suits servers where several sessions or queue workers embed at the same time.",
         &ONNX_SPINNING,
         GucContext::Userset,
         GucFlags::default(),
