@@ -27,3 +27,19 @@ legalize_sample() { # DIR KB
   done < <(find "$pe" -name '*.md' -size -64k | sort)
   find "$1" -name '*.md' | wc -l
 }
+
+# Table `texts` (content): the chunks of the first FILES legalize-pe files under 64 KB, in
+# path order, at most LIMIT of them (the embedding benchmarks' inputs).
+chunk_texts() { # FILES LIMIT
+  local pe; pe="$(corpus legalize-pe-sample)"
+  q -c "CREATE TABLE texts (content text)"
+  find "$pe" -name '*.md' -size -64k | sort | head -n "$1" | while read -r f; do
+    echo "INSERT INTO texts SELECT content FROM dof_chunk(:'body')" | q -v body="$(cat "$f")"
+  done
+  q -c "DELETE FROM texts WHERE ctid NOT IN (SELECT ctid FROM texts LIMIT $2)"
+}
+
+# The tokens of table `texts` (by the default tokenizer, without prefixes).
+texts_tokens() {
+  q -c "SELECT sum(c.token_count) FROM texts t, LATERAL dof_chunk(t.content, 100000, 0) c"
+}

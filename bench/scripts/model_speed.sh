@@ -6,17 +6,12 @@
 # bench/scripts/retrieval_quality.sh with MODEL=multilingual-e5-small-int8.
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
-pe="$(corpus legalize-pe-sample)"
 RUNS="${RUNS:-5}"
 TEXTS="${TEXTS:-120}"
 echo "$(cargo run --release -q -p dof_bench --bin cpu)"
 export PG_DOF_DB=pg_dof_model_speed
 "$here/cluster.sh" fresh >/dev/null 2>&1
-q -c "CREATE TABLE texts (content text)"
-find "$pe" -name '*.md' -size -64k | sort | head -n 30 | while read -r f; do
-  echo "INSERT INTO texts SELECT content FROM dof_chunk(:'body')" | q -v body="$(cat "$f")"
-done
-q -c "DELETE FROM texts WHERE ctid NOT IN (SELECT ctid FROM texts LIMIT $TEXTS)"
+chunk_texts 30 "$TEXTS"
 # one backend holds both models (pg_dof.model_cache_size 2), loaded by an untimed first
 # call; then the runs alternate models, each timed inside the server
 q -c "CREATE TABLE timings (model text, seconds double precision)"
@@ -37,7 +32,7 @@ BEGIN
 END
 \$\$;
 SQL
-tokens=$(q -c "SELECT sum(c.token_count) FROM texts t, LATERAL dof_chunk(t.content, 100000, 0) c")
+tokens=$(texts_tokens)
 echo "$(q -c "SELECT count(*) FROM texts") texts, $tokens tokens; dof_embed, one backend, medians of $RUNS interleaved runs"
 echo "| model | seconds | tokens/s | vs q4 |"
 echo "|---|---|---|---|"

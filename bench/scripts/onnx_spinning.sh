@@ -6,17 +6,12 @@
 # (default 3). Each psql is a new backend: the times include loading the model (~0.9 s).
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
-pe="$(corpus legalize-pe-sample)"
 RUNS="${RUNS:-3}"
 echo "$(cargo run --release -q -p dof_bench --bin cpu)"
 export PG_DOF_DB=pg_dof_onnx_spinning
 "$here/cluster.sh" start >/dev/null
 "$here/cluster.sh" fresh >/dev/null 2>&1
-q -c "CREATE TABLE texts (content text)"
-find "$pe" -name '*.md' -size -64k | sort | head -n 12 | while read -r f; do
-  echo "INSERT INTO texts SELECT content FROM dof_chunk(:'body')" | q -v body="$(cat "$f")"
-done
-q -c "DELETE FROM texts WHERE ctid NOT IN (SELECT ctid FROM texts LIMIT 60)"
+chunk_texts 12 60
 embed() { PGOPTIONS="-c pg_dof.onnx_spinning=$1" q -c "SELECT count(*) FROM dof_embed(ARRAY(SELECT content FROM texts))" >/dev/null; }
 one() { local t0; t0=$(date +%s.%N); embed "$1"; echo "$(date +%s.%N) - $t0" | bc; }
 two() { local t0; t0=$(date +%s.%N); embed "$1" & embed "$1"; wait; echo "$(date +%s.%N) - $t0" | bc; }
@@ -27,8 +22,7 @@ for _ in $(seq 1 "$RUNS"); do
     secs[two_$spinning]+="$(two $spinning) "
   done
 done
-tokens=$(q -c "SELECT sum(c.token_count) FROM texts t, LATERAL dof_chunk(t.content, 100000, 0) c")
-echo "$(q -c "SELECT count(*) FROM texts") texts, $tokens tokens per session; medians of $RUNS interleaved runs"
+echo "$(q -c "SELECT count(*) FROM texts") texts, $(texts_tokens) tokens per session; medians of $RUNS interleaved runs"
 echo "| sessions embedding at once | spinning on (default): s | spinning off: s | on / off |"
 echo "|---|---|---|---|"
 for n in one two; do
