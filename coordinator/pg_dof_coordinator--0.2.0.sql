@@ -248,13 +248,12 @@ CREATE VIEW dof_cluster_status AS SELECT * FROM dof_cluster_status();
 -- dof_hybrid_search on one server holding all the chunks:
 --   1. every shard parses the query in the collection's configuration and returns its
 --      statistics for the query's lexemes (one shard, this session's, also embeds the
---      query); added up, they
---      are exactly one server's (per-collection counts are exact), so IDFs, the mean
---      length and match_terms => 'any' are the same;
---   3. every shard returns each leg's candidate_pool best (ids and scores, no content),
+--      query); added up, they are exactly one server's (per-collection counts are exact),
+--      so IDFs, the mean length and match_terms => 'any' are the same;
+--   2. every shard returns each leg's candidate_pool best (ids and scores, no content),
 --      scored with those statistics; merged here (distance ascending, BM25 descending,
 --      ties on id), the best candidate_pool of each are one server's lists;
---   4. fused by pg_dof's dof_fuse; deduplicated by document when asked; the content of
+--   3. fused by pg_dof's dof_fuse; deduplicated by document when asked; the content of
 --      the final k fetched from the shards holding it.
 -- Refused when the shards run different pg_dof versions.
 CREATE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,

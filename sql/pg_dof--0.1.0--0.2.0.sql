@@ -1130,7 +1130,7 @@ $$;
 -- collection's text search configuration (the same on every shard), this shard's part of
 -- the collection's BM25 statistics for them (in their order), its pg_dof version and shard
 -- number, and, on the shard numbered `embed_shard` only, the query's embedding (one shard
--- embeds; the coordinator spreads the work by a hash of the query). PL/pgSQL, not a SQL
+-- embeds; the coordinator picks it by its session's process id). PL/pgSQL, not a SQL
 -- body: a SQL function plans once with the collection unknown, and
 -- `collection IS NULL OR ...` then reads every statistics row (measured 46 ms against
 -- 0.9 ms at 170,000 delta rows).
