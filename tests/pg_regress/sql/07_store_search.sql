@@ -33,6 +33,41 @@ JOIN dof_documents d ON d.id = h.document_id;
 -- dedup keeps one chunk per document
 SELECT count(*) = count(DISTINCT document_id) AS one_per_document
 FROM dof_hybrid_search('secretaría', k => 10, dedup_by_source => true);
+-- the hybrid's rows are the fused legs' best k (with dedup, each document's best chunk
+-- only), each with its own chunk's content and document, as a reference built here from
+-- the legs and dof_fuse computes them: documents of several chunks each, k 3
+INSERT INTO dof_collections (name, max_tokens, overlap_tokens) VALUES ('sections', 24, 0);
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('sections', 'vacunas', E'# Vacunas\n\n## Compra\n\nCompra de vacunas contra la influenza para los centros de salud.\n\n'
+                         '## Campaña\n\nCampaña de vacunación con vacunas contra la influenza en invierno.\n\n'
+                         '## Aplicación\n\nLas vacunas contra la influenza se aplican en los centros de salud.'),
+ ('sections', 'aduanas', E'# Aduanas\n\n## Aranceles\n\nAranceles de importación de acero y aluminio en las aduanas del norte.\n\n'
+                         '## Trámites\n\nLos trámites aduaneros se presentan por medios electrónicos.'),
+ ('sections', 'energia', E'# Energía\n\n## Tarifas\n\nTarifas eléctricas para el servicio doméstico durante el verano.\n\n'
+                         '## Salud\n\nLos centros de salud tienen una tarifa eléctrica especial.');
+WITH legs AS (
+    SELECT (SELECT array_agg(v.chunk_id ORDER BY v.rank) FROM dof_vector_search('vacunas contra la influenza en centros de salud', 50, 'sections') v) AS vector_ids,
+           (SELECT array_agg(1 - v.distance ORDER BY v.rank) FROM dof_vector_search('vacunas contra la influenza en centros de salud', 50, 'sections') v) AS vector_scores,
+           (SELECT array_agg(t.chunk_id ORDER BY t.rank) FROM dof_text_search('vacunas contra la influenza en centros de salud', 50, 'sections') t) AS text_ids,
+           (SELECT array_agg(t.text_score ORDER BY t.rank) FROM dof_text_search('vacunas contra la influenza en centros de salud', 50, 'sections') t) AS text_scores
+), fused AS (
+    SELECT f.id, f.score, c.document_id, d.source_id, c.content,
+           row_number() OVER (PARTITION BY c.document_id ORDER BY f.score DESC, f.id) AS in_document
+    FROM legs, dof_fuse('weighted', vector_ids, vector_scores, text_ids, text_scores) f
+    JOIN dof_chunks c ON c.id = f.id JOIN dof_documents d ON d.id = c.document_id
+), answers AS (
+    SELECT dedup,
+           (SELECT array_agg(ROW(h.chunk_id, h.document_id, h.source_id, h.content, h.score) ORDER BY h.score DESC, h.chunk_id)
+            FROM dof_hybrid_search('vacunas contra la influenza en centros de salud', k => 3, collection => 'sections', dedup_by_source => dedup) h) AS hybrid,
+           (SELECT array_agg(ROW(r.id, r.document_id, r.source_id, r.content, r.score) ORDER BY r.score DESC, r.id)
+            FROM (SELECT * FROM fused WHERE NOT dedup OR in_document = 1 ORDER BY score DESC, id LIMIT 3) r) AS reference,
+           (SELECT count(DISTINCT r.document_id) FROM (SELECT * FROM fused ORDER BY score DESC, id LIMIT 3) r) AS documents_in_plain_top_3
+    FROM unnest(ARRAY[false, true]) AS dedup
+)
+SELECT dedup, hybrid = reference AS equals_reference, documents_in_plain_top_3 < 3 AS plain_top_3_repeats_a_document
+FROM answers ORDER BY dedup;
+DELETE FROM dof_documents WHERE collection = 'sections';
+DELETE FROM dof_collections WHERE name = 'sections';
 
 -- the vector leg through the HNSW index: equal distances are ordered by id also at the
 -- k-th place (8 copies of one text, k 5: the 5 lowest ids, as exact search gives them), and
