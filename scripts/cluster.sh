@@ -41,9 +41,9 @@ DATA="$RUN/data"
 # each is also a TLB miss. PostgreSQL's default huge_pages = try maps shared memory in 2 MB
 # pages when the kernel has enough free, which it has not unless reserved: as root, raise
 # vm.nr_hugepages by what this cluster needs (postgres -C shared_memory_size_in_huge_pages)
-# beyond the free ones, up to a quarter of the machine's memory. Measured at 120,689 chunks:
-# the vector leg's p50 4.9 and 5.3 ms with them vs 9.1 and 6.9 ms without, alternating
-# restarts of one cluster (README, "Measured"). PostgreSQL starts either way.
+# beyond the free ones, up to a quarter of the machine's memory. Measured at 120,689 chunks
+# (bench/scripts/huge_pages.sh, 6 alternating restarts): vector leg p50 5.07 vs 6.12 ms,
+# hybrid 9.68 vs 10.94 ms, faster in every round. PostgreSQL starts either way.
 reserve_huge_pages() { # SERVER OPTIONS...
   if [ "${PG_DOF_HUGE_PAGES:-on}" = off ] || [ "$(id -u)" != 0 ]; then return 0; fi
   local needed total free reserved limit

@@ -1,7 +1,8 @@
 -- One pass over bench_queries (scale_search.sql) timing, inside the server: the hybrid
 -- search (query embedding given) on its first call and repeated, the vector leg (50
 -- candidates, as the hybrid asks) and the text leg (BM25, any selective term, 50), each
--- repeated after one warm call. Appends each metric's p50 to bench_pages under :'label'.
+-- repeated after one warm call. Appends each metric's p50 to bench_pages under :'round'
+-- and :'label'.
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
 CREATE TEMP TABLE pass_timings (n integer, metric text, value double precision);
@@ -27,4 +28,4 @@ BEGIN
   END LOOP;
 END
 $$;
-INSERT INTO bench_pages SELECT :'label', metric, percentile_cont(0.5) WITHIN GROUP (ORDER BY value) FROM pass_timings GROUP BY metric;
+INSERT INTO bench_pages SELECT :round, :'label', metric, percentile_cont(0.5) WITHIN GROUP (ORDER BY value) FROM pass_timings GROUP BY metric;
