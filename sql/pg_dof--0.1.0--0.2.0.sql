@@ -105,6 +105,12 @@ COMMENT ON FUNCTION dof_restoring() IS 'True while check_function_bodies is off,
 COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document (a restored one keeps its stored pattern)';
 COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection (not during a restore: see dof_restoring)';
 
+-- The vector leg's index query, its plan kept per embedding dimension (src/api/nearest.rs)
+CREATE FUNCTION "dof_nearest_internal"("query" anyelement, "dimension" INT, "collection" TEXT, "filter" jsonb, "wanted" bigint)
+RETURNS TABLE ("ids" bigint[], "distances" double precision[])
+STABLE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_nearest_internal_wrapper';
+COMMENT ON FUNCTION dof_nearest_internal(anyelement, integer, text, jsonb, bigint) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks, ties by id), planned once per dimension and backend; used by dof_vector_search';
+
 CREATE OR REPLACE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                   filter jsonb DEFAULT NULL, query_embedding vector DEFAULT NULL)
     RETURNS TABLE (chunk_id bigint, distance double precision, rank integer)
@@ -114,7 +120,6 @@ DECLARE
     settings dof_collections := dof_collection(collection);
     query_vector vector := coalesce(query_embedding, dof_embed_query(query, settings.model));
     wanted bigint := k::bigint + least(k, 10);
-    nearest text;
     ids bigint[];
     distances double precision[];
 BEGIN
@@ -131,33 +136,25 @@ BEGIN
         RAISE EXCEPTION 'query_embedding has no direction (its norm is 0)'
             USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero vector, e.g. dof_embed_query(query)';
     END IF;
-    -- The HNSW index of this dimension is a partial expression index (dof_vector_index):
-    -- the query must name the same expression and predicate, with the dimension written
-    -- out, so it is built per call (EXECUTE plans it with the parameters' values, so the
-    -- NULL tests on collection and filter fold away). Ties by id, also at the k-th place:
-    -- the index gives up to 10 more than k in its own order (near-duplicate chunks, e.g.
-    -- one edition from several converters, have equal distances), and the k first by
-    -- (distance, id) are kept, so the answer does not depend on which copy the graph
-    -- walk met first (by ids, recall@10 against exact search rose from 0.935 to 0.959 at
-    -- 120,689 chunks: bench/scripts/vector_grid.sh).
-    nearest := format(
-        'SELECT array_agg(hits.id ORDER BY hits.distance, hits.id), array_agg(hits.distance ORDER BY hits.distance, hits.id)
-         FROM (SELECT c.id, (c.embedding::vector(%1$s) <=> $1)::double precision AS distance
-               FROM dof_chunks c
-               WHERE vector_dims(c.embedding) = %1$s
-                 AND ($2 IS NULL OR c.collection = $2)
-                 AND ($3 IS NULL OR c.metadata @> $3)
-               ORDER BY c.embedding::vector(%1$s) <=> $1
-               LIMIT $4) hits', vector_dims(query_vector));
+    -- The index query is dof_nearest_internal's (src/api/nearest.rs): the HNSW index of
+    -- a dimension is a partial expression index (dof_vector_index), so the query names the
+    -- dimension as a literal, and its plan is kept per dimension. Ties by id, also at the
+    -- k-th place: the index gives up to 10 more than k in its own order (near-duplicate
+    -- chunks, e.g. one edition from several converters, have equal distances), and the k
+    -- first by (distance, id) are kept, so the answer does not depend on which copy the
+    -- graph walk met first (by ids, recall@10 against exact search rose from 0.935 to 0.959
+    -- at 120,689 chunks: bench/scripts/vector_grid.sh).
     -- One graph walk of ef_search candidates first. Only when it yields fewer than k rows
     -- (a collection or filter that most of the index fails, or k over ef_search) does the
     -- walk go on with pgvector's iterative scan: having it on always cost 1 ms of 6 at
     -- 120,689 chunks (bench/scripts/vector_grid.sh). A short tie margin alone is no reason
     -- to go on: a collection smaller than k + 10 would walk the whole index every time.
-    EXECUTE nearest INTO ids, distances USING query_vector, dof_vector_search.collection, filter, wanted;
+    SELECT n.ids, n.distances INTO ids, distances
+    FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter, wanted) n;
     IF coalesce(cardinality(ids), 0) < k THEN
         PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', true);  -- until this function returns
-        EXECUTE nearest INTO ids, distances USING query_vector, dof_vector_search.collection, filter, wanted;
+        SELECT n.ids, n.distances INTO ids, distances
+        FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter, wanted) n;
     END IF;
     RETURN QUERY SELECT u.id, u.distance, u.rank::integer
                  FROM unnest(ids, distances) WITH ORDINALITY AS u(id, distance, rank)

@@ -6,6 +6,7 @@ mod drop_guard;
 mod embed;
 mod errors;
 mod ingest;
+mod nearest;
 mod search;
 mod sentence_cache;
 mod version;
@@ -44,7 +45,7 @@ pgrx::extension_sql_file!(
     requires =
         ["tables", "chunk", "embed", chunk::dof_chunker_version, ingest::dof_chunk_embed_internal, queue_workers::dof_queue_wake_internal]
 );
-pgrx::extension_sql_file!("../../sql/vector_leg.sql", name = "vector_leg", requires = ["ingest"]);
+pgrx::extension_sql_file!("../../sql/vector_leg.sql", name = "vector_leg", requires = ["ingest", nearest::dof_nearest_internal]);
 pgrx::extension_sql_file!("../../sql/text_leg.sql", name = "text_leg", requires = ["ingest", search::dof_bm25_score_internal]);
 pgrx::extension_sql_file!("../../sql/fusion.sql", name = "fusion", requires = ["vector_leg", "text_leg"]);
 pgrx::extension_sql_file!("../../sql/shard.sql", name = "shard", requires = ["fusion"]);

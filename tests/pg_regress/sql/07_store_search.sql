@@ -87,6 +87,16 @@ SELECT count(*) AS rows, bool_and(c.collection = 'few') AS all_in_collection
 FROM dof_vector_search(NULL, 3, 'few', query_embedding => (SELECT embedding FROM dof_chunks WHERE collection = 'ties' LIMIT 1)) v
 JOIN dof_chunks c ON c.id = v.chunk_id;
 RESET enable_seqscan;
+-- the index query's plan is kept per dimension for the session (dof_nearest_internal): a
+-- dropped index is not used by it (this search runs without), a rebuilt one is (the last
+-- search, sequential scans off)
+SELECT array_agg(v.chunk_id ORDER BY v.rank) AS before FROM dof_vector_search('Aviso idéntico de licitación', 5, 'ties') v \gset
+DROP INDEX dof_chunks_embedding_384;
+SELECT array_agg(v.chunk_id ORDER BY v.rank) = :'before' AS same_without_the_index FROM dof_vector_search('Aviso idéntico de licitación', 5, 'ties') v;
+SELECT dof_vector_index(384) AS rebuilt;
+SET enable_seqscan = off;
+SELECT array_agg(v.chunk_id ORDER BY v.rank) = :'before' AS same_with_the_rebuilt_index FROM dof_vector_search('Aviso idéntico de licitación', 5, 'ties') v;
+RESET enable_seqscan;
 DELETE FROM dof_documents WHERE collection IN ('ties', 'few');
 DELETE FROM dof_collections WHERE name IN ('ties', 'few');
 
