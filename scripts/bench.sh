@@ -43,6 +43,8 @@ log "the vector leg at scale: HNSW build settings x ef_search, speed and recall@
 bash bench/scripts/vector_grid.sh
 log "search at scale with shared memory in 2 MB huge pages vs 4 kB pages (alternating restarts of the cluster)"
 bash bench/scripts/huge_pages.sh
+log "search at scale, this tree vs the code and timing loop before this release's search changes (alternating)"
+bash bench/scripts/search_before_after.sh
 log "ONNX Runtime settings: q4 vs standard-ops model, graph optimisation level, threads (Python ORT)"
 standard="$PG_DOF_CACHE/standard/model.onnx"
 if [ ! -f "$standard" ]; then

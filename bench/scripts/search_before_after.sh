@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The scale benchmark's search (bench/sql/scale_search.sql over database pg_dof_scale,
+# made by bench/scripts/store_search.sh) with this tree's dof_hybrid_search and
+# dof_vector_search, huge pages and timing loop, against those of git revision BEFORE
+# (default d5bd5ce: before the kept vector-leg plan, reading content for k rows only,
+# huge pages, and exact searches in a loop of their own), with 4 kB pages. The two
+# alternate ROUNDS times (default 4), each after a restart of the cluster, so drift on this
+# shared machine hits both; prints each round's p50s and the ratio of the medians. The
+# current definitions and setting are restored at the end.
+set -euo pipefail
+. "$(dirname "$0")/common.bash"
+export PG_DOF_DB=pg_dof_scale
+BEFORE="${BEFORE:-d5bd5ce}"
+ROUNDS="${ROUNDS:-4}"
+repo="$(cd "$here/.." && pwd)"
+if ! q -c "SELECT 1 FROM bench_queries LIMIT 1" >/dev/null 2>&1; then
+  echo "no scale data in database $PG_DOF_DB: run bench/scripts/store_search.sh first" >&2
+  exit 2
+fi
+(cd "$repo" && cargo run --release -q -p dof_bench --bin cpu)
+work="$(mktemp -d)"
+# a revision's definition of one function, as CREATE OR REPLACE
+definition() { # SQL-FILE-CONTENT FUNCTION
+  python3 -c '
+import sys
+s = sys.stdin.read(); a = s.index("CREATE FUNCTION " + sys.argv[1] + "(")
+print("SET client_min_messages = warning;\nCREATE OR REPLACE" + s[a + len("CREATE"):s.index("END\n$$;", a) + len("END\n$$;")])' "$1"
+}
+for state in before after; do
+  if [ $state = before ]; then show() { git -C "$repo" show "$BEFORE:$1"; }; else show() { cat "$repo/$1"; }; fi
+  show sql/fusion.sql | definition dof_hybrid_search > "$work/$state.sql"
+  show sql/vector_leg.sql | definition dof_vector_search >> "$work/$state.sql"
+  show bench/sql/scale_search.sql > "$work/$state-search.sql"
+done
+restore() {
+  q -c "ALTER SYSTEM RESET huge_pages" >/dev/null 2>&1 || true
+  "$here/cluster.sh" restart >/dev/null
+  q -f "$work/after.sql" >/dev/null
+  rm -rf "$work"
+}
+trap restore EXIT
+q -c "SET client_min_messages = warning; DROP TABLE IF EXISTS bench_before_after; CREATE TABLE bench_before_after (round integer, state text, metric text, p50 double precision, mean double precision)"
+for round in $(seq "$ROUNDS"); do
+  for state in before after; do
+    if [ $state = before ]; then q -c "ALTER SYSTEM SET huge_pages = off" >/dev/null; else q -c "ALTER SYSTEM RESET huge_pages" >/dev/null; fi
+    "$here/cluster.sh" restart >/dev/null
+    q -f "$work/$state.sql" >/dev/null
+    q -c "SET client_min_messages = warning; DROP TABLE IF EXISTS bench_queries, bench_timings"
+    q -v queries=100 -f "$work/$state-search.sql" >/dev/null
+    q -c "INSERT INTO bench_before_after SELECT $round, '$state', metric, percentile_cont(0.5) WITHIN GROUP (ORDER BY value), avg(value)
+          FROM bench_timings WHERE metric IN ('hybrid excluding query embedding', 'vector leg (HNSW, 50 candidates)',
+                                              'vector leg recall@10 vs exact (same ids)') GROUP BY metric"
+  done
+done
+echo "| scale search, 100 queries, $BEFORE vs this tree, $ROUNDS alternating rounds | before: p50 per round | after: p50 per round | ratio of medians |"
+echo "|---|---|---|---|"
+q -c "SELECT format('| %s | %s | %s | %s |', metric,
+                    CASE WHEN metric LIKE '%recall%' THEN 'mean ' || string_agg(round(mean::numeric, 3)::text, ', ' ORDER BY round) FILTER (WHERE state = 'before')
+                         ELSE string_agg(round(p50::numeric, 2)::text || ' ms', ', ' ORDER BY round) FILTER (WHERE state = 'before') END,
+                    CASE WHEN metric LIKE '%recall%' THEN 'mean ' || string_agg(round(mean::numeric, 3)::text, ', ' ORDER BY round) FILTER (WHERE state = 'after')
+                         ELSE string_agg(round(p50::numeric, 2)::text || ' ms', ', ' ORDER BY round) FILTER (WHERE state = 'after') END,
+                    CASE WHEN metric LIKE '%recall%' THEN '' ELSE round((percentile_cont(0.5) WITHIN GROUP (ORDER BY p50) FILTER (WHERE state = 'before')
+                         / percentile_cont(0.5) WITHIN GROUP (ORDER BY p50) FILTER (WHERE state = 'after'))::numeric, 2) || '×' END)
+      FROM bench_before_after GROUP BY metric ORDER BY metric"
