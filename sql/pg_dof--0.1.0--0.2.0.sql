@@ -106,10 +106,10 @@ COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document 
 COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection (not during a restore: see dof_restoring)';
 
 -- The vector leg's index query, its plan kept per embedding dimension (src/api/nearest.rs)
-CREATE FUNCTION "dof_nearest_internal"("query" anyelement, "dimension" INT, "collection" TEXT, "filter" jsonb, "wanted" bigint)
+CREATE FUNCTION "dof_nearest_internal"("query" anyelement, "dimension" INT, "collection" TEXT, "filter" TEXT, "wanted" bigint)
 RETURNS TABLE ("ids" bigint[], "distances" double precision[])
 STABLE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_nearest_internal_wrapper';
-COMMENT ON FUNCTION dof_nearest_internal(anyelement, integer, text, jsonb, bigint) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks, ties by id), planned once per dimension and backend; used by dof_vector_search';
+COMMENT ON FUNCTION dof_nearest_internal(anyelement, integer, text, text, bigint) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks, ties by id), planned once per dimension and backend; used by dof_vector_search';
 
 CREATE OR REPLACE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                   filter jsonb DEFAULT NULL, query_embedding vector DEFAULT NULL)
@@ -150,11 +150,11 @@ BEGIN
     -- 120,689 chunks (bench/scripts/vector_grid.sh). A short tie margin alone is no reason
     -- to go on: a collection smaller than k + 10 would walk the whole index every time.
     SELECT n.ids, n.distances INTO ids, distances
-    FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter, wanted) n;
+    FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
     IF coalesce(cardinality(ids), 0) < k THEN
         PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', true);  -- until this function returns
         SELECT n.ids, n.distances INTO ids, distances
-        FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter, wanted) n;
+        FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
     END IF;
     RETURN QUERY SELECT u.id, u.distance, u.rank::integer
                  FROM unnest(ids, distances) WITH ORDINALITY AS u(id, distance, rank)

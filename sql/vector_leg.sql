@@ -46,11 +46,11 @@ BEGIN
     -- 120,689 chunks (bench/scripts/vector_grid.sh). A short tie margin alone is no reason
     -- to go on: a collection smaller than k + 10 would walk the whole index every time.
     SELECT n.ids, n.distances INTO ids, distances
-    FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter, wanted) n;
+    FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
     IF coalesce(cardinality(ids), 0) < k THEN
         PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', true);  -- until this function returns
         SELECT n.ids, n.distances INTO ids, distances
-        FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter, wanted) n;
+        FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
     END IF;
     RETURN QUERY SELECT u.id, u.distance, u.rank::integer
                  FROM unnest(ids, distances) WITH ORDINALITY AS u(id, distance, rank)
@@ -59,4 +59,4 @@ END
 $$;
 
 COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks by cosine distance (HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query';
-COMMENT ON FUNCTION dof_nearest_internal(anyelement, integer, text, jsonb, bigint) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks, ties by id), planned once per dimension and backend; used by dof_vector_search';
+COMMENT ON FUNCTION dof_nearest_internal(anyelement, integer, text, text, bigint) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks, ties by id), planned once per dimension and backend; used by dof_vector_search';

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use pgrx::datum::DatumWithOid;
 use pgrx::prelude::*;
 use pgrx::spi::OwnedPreparedStatement;
-use pgrx::{AnyElement, JsonB};
+use pgrx::AnyElement;
 
 use super::errors::raise_invalid_parameter;
 
@@ -27,8 +27,8 @@ thread_local! {
 }
 
 /// The index query of one dimension: ids and cosine distances of the `$4` nearest chunks
-/// of collection `$2` (NULL: any) whose metadata contains `$3` (NULL: any), ordered by
-/// (distance, id) — the index gives them in its own order.
+/// of collection `$2` (NULL: any) whose metadata contains `$3` (jsonb as text, NULL: any),
+/// ordered by (distance, id) — the index gives them in its own order.
 fn statement(dimension: i32) -> String {
     format!(
         "SELECT array_agg(hits.id ORDER BY hits.distance, hits.id), array_agg(hits.distance ORDER BY hits.distance, hits.id)
@@ -36,14 +36,15 @@ fn statement(dimension: i32) -> String {
                FROM dof_chunks c
                WHERE vector_dims(c.embedding) = {dimension}
                  AND ($2 IS NULL OR c.collection = $2)
-                 AND ($3 IS NULL OR c.metadata @> $3)
+                 AND ($3 IS NULL OR c.metadata @> $3::jsonb)
                ORDER BY c.embedding::vector({dimension}) <=> $1
                LIMIT $4) hits"
     )
 }
 
 /// Internal: the `wanted` nearest chunks to `query` (a vector of `dimension` elements) in
-/// `collection` (NULL: all) with metadata containing `filter` (NULL: any), through the
+/// `collection` (NULL: all) with metadata containing `filter` (jsonb's text, NULL: any:
+/// pgrx's JsonB goes through serde_json's numbers, which would round 0.1000…01), through the
 /// dimension's HNSW index with the caller's `hnsw.*` settings; one row of ids and distances
 /// in (distance, id) order (NULL arrays when none). `dof_vector_search` checks the
 /// arguments.
@@ -53,7 +54,7 @@ fn dof_nearest_internal(
     query: AnyElement,
     dimension: i32,
     collection: Option<String>,
-    filter: Option<JsonB>,
+    filter: Option<String>,
     wanted: i64,
 ) -> TableIterator<'static, (name!(ids, Option<Vec<i64>>), name!(distances, Option<Vec<f64>>))> {
     if !(1..=16000).contains(&dimension) {
@@ -66,7 +67,7 @@ fn dof_nearest_internal(
             let prepared = match plans.entry((dimension, vector_type)) {
                 Entry::Occupied(kept) => kept.into_mut(),
                 Entry::Vacant(slot) => {
-                    let types = [vector_type.into(), pg_sys::TEXTOID.into(), pg_sys::JSONBOID.into(), pg_sys::INT8OID.into()];
+                    let types = [vector_type.into(), pg_sys::TEXTOID.into(), pg_sys::TEXTOID.into(), pg_sys::INT8OID.into()];
                     slot.insert(client.prepare(&statement(dimension), &types)?.keep())
                 }
             };

@@ -86,6 +86,9 @@ SELECT leg.ids = exact.ids AS ties_by_id, cardinality(leg.ids) AS rows FROM leg,
 SELECT count(*) AS rows, bool_and(c.collection = 'few') AS all_in_collection
 FROM dof_vector_search(NULL, 3, 'few', query_embedding => (SELECT embedding FROM dof_chunks WHERE collection = 'ties' LIMIT 1)) v
 JOIN dof_chunks c ON c.id = v.chunk_id;
+-- a metadata filter is matched exactly, digits beyond a double's included
+INSERT INTO dof_documents (collection, source_id, body, metadata) VALUES ('few', 'few-exact', 'Nota breve 4', '{"n": 0.1000000000000000000001}');
+SELECT count(*) AS exact_filter_matches FROM dof_vector_search('Nota breve', 5, 'few', '{"n": 0.1000000000000000000001}');
 RESET enable_seqscan;
 -- the index query's plan is kept per dimension for the session (dof_nearest_internal): a
 -- dropped index is not used by it (this search runs without), a rebuilt one is (the last
