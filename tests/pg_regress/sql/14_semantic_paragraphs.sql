@@ -55,6 +55,8 @@ SELECT count(*) AS chunks, max(token_count) <= 40 AS within_limit, min(sizer) AS
 FROM dof_chunk_paragraphs(ARRAY[repeat('La autoridad fiscal resolverá la solicitud. ', 30)], 'largo', max_tokens => 40);
 SELECT count(*) AS chunks FROM dof_chunk_paragraphs(NULL, 'nada');
 SELECT * FROM dof_chunk_paragraphs(ARRAY['a'], 'x', max_chars => 10, min_chars => 20);
+-- metadata keeps every digit of its numbers
+SELECT metadata FROM dof_chunk_paragraphs(ARRAY['Un párrafo.'], 'x', metadata => '{"n": 0.1000000000000000000001, "big": 123456789012345678901234567890}');
 SELECT * FROM dof_chunk_paragraphs(ARRAY['a'], 'x', metadata => '[1]');
 
 -- the comparison, as the seed prints it (time and model calls vary: not shown)
