@@ -43,3 +43,12 @@ chunk_texts() { # FILES LIMIT
 texts_tokens() {
   q -c "SELECT sum(c.token_count) FROM texts t, LATERAL dof_chunk(t.content, 100000, 0) c"
 }
+
+# Exits 2 unless database $PG_DOF_DB holds the scale benchmark's data (bench_queries, made
+# by bench/scripts/store_search.sh).
+require_scale_data() {
+  if ! q -c "SELECT 1 FROM bench_queries LIMIT 1" >/dev/null 2>&1; then
+    echo "no scale data in database $PG_DOF_DB: run bench/scripts/store_search.sh first" >&2
+    exit 2
+  fi
+}

@@ -13,12 +13,10 @@ export PG_DOF_DB=pg_dof_scale
 BEFORE="${BEFORE:-d5bd5ce}"
 ROUNDS="${ROUNDS:-4}"
 repo="$(cd "$here/.." && pwd)"
-if ! q -c "SELECT 1 FROM bench_queries LIMIT 1" >/dev/null 2>&1; then
-  echo "no scale data in database $PG_DOF_DB: run bench/scripts/store_search.sh first" >&2
-  exit 2
-fi
+require_scale_data
 (cd "$repo" && cargo run --release -q -p dof_bench --bin cpu)
 work="$(mktemp -d)"
+declare -A search
 # a revision's definition of one function, as CREATE OR REPLACE
 definition() { # SQL-FILE-CONTENT FUNCTION
   python3 -c '
@@ -30,8 +28,9 @@ for state in before after; do
   if [ $state = before ]; then show() { git -C "$repo" show "$BEFORE:$1"; }; else show() { cat "$repo/$1"; }; fi
   show sql/fusion.sql | definition dof_hybrid_search > "$work/$state.sql"
   show sql/vector_leg.sql | definition dof_vector_search >> "$work/$state.sql"
-  show bench/sql/scale_search.sql > "$work/$state-search.sql"
 done
+git -C "$repo" show "$BEFORE:bench/sql/scale_search.sql" > "$work/before-search.sql"
+search=([before]="$work/before-search.sql" [after]="$repo/bench/sql/scale_search.sql")  # the latter includes scale_timings.sql
 restore() {
   q -c "ALTER SYSTEM RESET huge_pages" >/dev/null 2>&1 || true
   "$here/cluster.sh" restart >/dev/null
@@ -46,7 +45,7 @@ for round in $(seq "$ROUNDS"); do
     "$here/cluster.sh" restart >/dev/null
     q -f "$work/$state.sql" >/dev/null
     q -c "SET client_min_messages = warning; DROP TABLE IF EXISTS bench_queries, bench_timings"
-    q -v queries=100 -f "$work/$state-search.sql" >/dev/null
+    q -v queries=100 -f "${search[$state]}" >/dev/null
     q -c "INSERT INTO bench_before_after SELECT $round, '$state', metric, percentile_cont(0.5) WITHIN GROUP (ORDER BY value), avg(value)
           FROM bench_timings WHERE metric IN ('hybrid excluding query embedding', 'vector leg (HNSW, 50 candidates)',
                                               'vector leg recall@10 vs exact (same ids)') GROUP BY metric"
@@ -54,11 +53,12 @@ for round in $(seq "$ROUNDS"); do
 done
 echo "| scale search, 100 queries, $BEFORE vs this tree, $ROUNDS alternating rounds | before: p50 per round | after: p50 per round | ratio of medians |"
 echo "|---|---|---|---|"
-q -c "SELECT format('| %s | %s | %s | %s |', metric,
-                    CASE WHEN metric LIKE '%recall%' THEN 'mean ' || string_agg(round(mean::numeric, 3)::text, ', ' ORDER BY round) FILTER (WHERE state = 'before')
-                         ELSE string_agg(round(p50::numeric, 2)::text || ' ms', ', ' ORDER BY round) FILTER (WHERE state = 'before') END,
-                    CASE WHEN metric LIKE '%recall%' THEN 'mean ' || string_agg(round(mean::numeric, 3)::text, ', ' ORDER BY round) FILTER (WHERE state = 'after')
-                         ELSE string_agg(round(p50::numeric, 2)::text || ' ms', ', ' ORDER BY round) FILTER (WHERE state = 'after') END,
-                    CASE WHEN metric LIKE '%recall%' THEN '' ELSE round((percentile_cont(0.5) WITHIN GROUP (ORDER BY p50) FILTER (WHERE state = 'before')
-                         / percentile_cont(0.5) WITHIN GROUP (ORDER BY p50) FILTER (WHERE state = 'after'))::numeric, 2) || '×' END)
-      FROM bench_before_after GROUP BY metric ORDER BY metric"
+q -c "WITH lists AS (
+        SELECT metric, state, percentile_cont(0.5) WITHIN GROUP (ORDER BY p50) AS median,
+               CASE WHEN metric LIKE '%recall%' THEN 'mean ' || string_agg(round(mean::numeric, 3)::text, ', ' ORDER BY round)
+                    ELSE string_agg(round(p50::numeric, 2)::text || ' ms', ', ' ORDER BY round) END AS list
+        FROM bench_before_after GROUP BY metric, state)
+      SELECT format('| %s | %s | %s | %s |', b.metric, b.list, a.list,
+                    CASE WHEN b.metric NOT LIKE '%recall%' THEN round((b.median / a.median)::numeric, 2) || '×' ELSE '' END)
+      FROM lists b JOIN lists a ON a.metric = b.metric AND a.state = 'after'
+      WHERE b.state = 'before' ORDER BY b.metric"

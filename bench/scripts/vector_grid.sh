@@ -14,10 +14,7 @@ set -euo pipefail
 export PG_DOF_DB=pg_dof_scale
 CONFIGS="${CONFIGS:-m=16,ef_construction=128 m=16,ef_construction=256 m=24,ef_construction=256}"
 EFS="${EFS:-100 200 300 400}"
-if ! q -c "SELECT 1 FROM bench_queries LIMIT 1" >/dev/null 2>&1; then
-  echo "no scale data in database $PG_DOF_DB: run bench/scripts/store_search.sh first" >&2
-  exit 2
-fi
+require_scale_data
 (cd "$here/.." && cargo run --release -q -p dof_bench --bin cpu)
 product_ef="$(q -c "SELECT split_part(c, '=', 2) FROM pg_proc, unnest(proconfig) c
                     WHERE proname = 'dof_vector_search' AND c LIKE 'hnsw.ef_search=%'")"

@@ -25,34 +25,8 @@ CREATE TABLE bench_timings (n integer, metric text, value double precision);
 -- exact search reads the whole 360 MB table through the CPU caches, and a search timed
 -- after one is slower for it (the last metric below, the same call timed right after an
 -- exact search, shows by how much in the same run).
-DO $$
-DECLARE
-  query record; t0 timestamptz; variant text;
-BEGIN
-  FOR query IN SELECT * FROM bench_queries ORDER BY n LOOP
-    t0 := clock_timestamp();
-    PERFORM * FROM dof_hybrid_search(query.text, 10, 'scale', query_embedding => query.embedding);
-    INSERT INTO bench_timings VALUES (query.n, 'hybrid excluding query embedding, first call', extract(epoch FROM clock_timestamp() - t0) * 1000);
-    t0 := clock_timestamp();
-    PERFORM * FROM dof_hybrid_search(query.text, 10, 'scale', query_embedding => query.embedding);
-    INSERT INTO bench_timings VALUES (query.n, 'hybrid excluding query embedding', extract(epoch FROM clock_timestamp() - t0) * 1000);
-    t0 := clock_timestamp();
-    PERFORM * FROM dof_hybrid_search(query.text, 10, 'scale');
-    INSERT INTO bench_timings VALUES (query.n, 'hybrid including query embedding', extract(epoch FROM clock_timestamp() - t0) * 1000);
-
-    PERFORM * FROM dof_vector_search(query.text, 50, 'scale', query_embedding => query.embedding);
-    t0 := clock_timestamp();
-    PERFORM * FROM dof_vector_search(query.text, 50, 'scale', query_embedding => query.embedding);
-    INSERT INTO bench_timings VALUES (query.n, 'vector leg (HNSW, 50 candidates)', extract(epoch FROM clock_timestamp() - t0) * 1000);
-    FOREACH variant IN ARRAY ARRAY['bm25/any', 'bm25/all', 'ts_rank_cd/all'] LOOP
-      PERFORM * FROM dof_text_search(query.text, 50, 'scale', ranking => split_part(variant, '/', 1), match_terms => split_part(variant, '/', 2));
-      t0 := clock_timestamp();
-      PERFORM * FROM dof_text_search(query.text, 50, 'scale', ranking => split_part(variant, '/', 1), match_terms => split_part(variant, '/', 2));
-      INSERT INTO bench_timings VALUES (query.n, 'text leg, ' || replace(variant, '/', ' ') || ' (50 candidates)', extract(epoch FROM clock_timestamp() - t0) * 1000);
-    END LOOP;
-  END LOOP;
-END
-$$;
+\ir scale_timings.sql
+INSERT INTO bench_timings SELECT * FROM timed;
 DO $$
 DECLARE
   query record; t0 timestamptz; approx bigint[]; exact bigint[];
