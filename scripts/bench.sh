@@ -41,6 +41,8 @@ log "(the first run embeds ~120,000 chunks of the corpora for real: 1-1.5 h on t
 bash bench/scripts/store_search.sh
 log "the vector leg at scale: HNSW build settings x ef_search, speed and recall@10 (the scale data above)"
 bash bench/scripts/vector_grid.sh
+log "the vector leg at scale: its HNSW index on halfvec (the product's) vs on the float vectors, speed, recall@10 and size"
+bash bench/scripts/index_kinds.sh
 log "search at scale with shared memory in 2 MB huge pages vs 4 kB pages (alternating restarts of the cluster)"
 bash bench/scripts/huge_pages.sh
 log "search at scale, this tree vs the code and timing loop before this release's search changes (alternating)"

@@ -46,10 +46,10 @@ BEGIN
             HINT = 'registering a model needs INSERT and UPDATE on dof_models';
     END IF;
     probed := dof_probe_model_internal(name, model_file, tokenizer_file, max_positions);
-    IF probed > 2000 THEN
-        RAISE EXCEPTION 'model "%" has % dimensions, over the 2000 that an HNSW index on vector supports', name, probed
+    IF probed > 4000 THEN
+        RAISE EXCEPTION 'model "%" has % dimensions, over the 4000 that an HNSW index (on halfvec) supports', name, probed
             USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'store its embeddings as halfvec (HNSW supports up to 4000 dimensions) or pick a smaller model';
+                  HINT = 'pick a model of at most 4000 dimensions';
     END IF;
     IF make_default THEN
         UPDATE dof_models SET is_default = false WHERE is_default;

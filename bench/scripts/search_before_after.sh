@@ -6,7 +6,9 @@
 # huge pages, and exact searches in a loop of their own), with 4 kB pages. The two
 # alternate ROUNDS times (default 4), each after a restart of the cluster, so drift on this
 # shared machine hits both; prints each round's p50s and the ratio of the medians. The
-# current definitions and setting are restored at the end.
+# current definitions and setting are restored at the end. The revision's vector leg
+# orders by the float vectors, which the product's halfvec index does not answer: an HNSW
+# index on them, same settings, is built beside it for the run (dropped at the end).
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
 export PG_DOF_DB=pg_dof_scale
@@ -32,12 +34,14 @@ done
 git -C "$repo" show "$BEFORE:bench/sql/scale_search.sql" > "$work/before-search.sql"
 search=([before]="$work/before-search.sql" [after]="$repo/bench/sql/scale_search.sql")  # the latter includes scale_timings.sql
 restore() {
+  drop_float_index
   q -c "ALTER SYSTEM RESET huge_pages" >/dev/null 2>&1 || true
   "$here/cluster.sh" restart >/dev/null
   q -f "$work/after.sql" >/dev/null
   rm -rf "$work"
 }
 trap restore EXIT
+build_float_index
 q -c "SET client_min_messages = warning; DROP TABLE IF EXISTS bench_before_after; CREATE TABLE bench_before_after (round integer, state text, metric text, p50 double precision, mean double precision)"
 for round in $(seq "$ROUNDS"); do
   for state in before after; do

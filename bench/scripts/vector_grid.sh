@@ -50,7 +50,7 @@ for config in $CONFIGS; do
   if [ "$config" != current ]; then  # "current": the index as it stands
     start=$(date +%s.%N)
     q -c "SET client_min_messages = warning; SET maintenance_work_mem = '2GB'; DROP INDEX dof_chunks_embedding_384;
-          CREATE INDEX dof_chunks_embedding_384 ON dof_chunks USING hnsw ((embedding::vector(384)) vector_cosine_ops)
+          CREATE INDEX dof_chunks_embedding_384 ON dof_chunks USING hnsw ((embedding::halfvec(384)) halfvec_cosine_ops)
           WITH ($config) WHERE vector_dims(embedding) = 384"
     build_s=$(echo "$(date +%s.%N) - $start" | bc)
     rebuilt=1

@@ -2,7 +2,7 @@
 //! its plan kept per embedding dimension for the backend's life.
 //!
 //! The HNSW index of a dimension is a partial expression index on
-//! `embedding::vector(N)` (`dof_vector_index`), so the query must name N as a literal and
+//! `embedding::halfvec(N)` (`dof_vector_index`), so the query must name N as a literal and
 //! cannot be one static statement of the PL/pgSQL function. Built with `EXECUTE` it was
 //! parsed and planned on every search: 0.43 ms of a 6.6 ms vector leg at 120,689 chunks
 //! (`EXECUTE` vs the same statement with a cached plan, one run). Here each dimension's
@@ -28,16 +28,18 @@ thread_local! {
 
 /// The index query of one dimension: ids and cosine distances of the `$4` nearest chunks
 /// of collection `$2` (NULL: any) whose metadata contains `$3` (jsonb as text, NULL: any),
-/// ordered by (distance, id) — the index gives them in its own order.
+/// ordered by (distance, id). The index walks its halfvec copy of the vectors; the `$4`
+/// chunks it yields are re-ranked by their stored float vectors' distance, which is also
+/// the distance returned (a 16-bit copy would order near-equal chunks by rounding).
 fn statement(dimension: i32) -> String {
     format!(
         "SELECT array_agg(hits.id ORDER BY hits.distance, hits.id), array_agg(hits.distance ORDER BY hits.distance, hits.id)
-         FROM (SELECT c.id, (c.embedding::vector({dimension}) <=> $1)::double precision AS distance
+         FROM (SELECT c.id, (c.embedding::vector({dimension}) <=> $1::vector({dimension}))::double precision AS distance
                FROM dof_chunks c
                WHERE vector_dims(c.embedding) = {dimension}
                  AND ($2 IS NULL OR c.collection = $2)
                  AND ($3 IS NULL OR c.metadata @> $3::jsonb)
-               ORDER BY c.embedding::vector({dimension}) <=> $1
+               ORDER BY c.embedding::halfvec({dimension}) <=> $1::halfvec({dimension})
                LIMIT $4) hits"
     )
 }

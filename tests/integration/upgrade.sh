@@ -48,8 +48,9 @@ SELECT count(*) FROM truth t FULL JOIN kept k USING (collection, lexeme) WHERE t
 check "$(q -c "$stats_wrong")" "0" "BM25 statistics built from the stored chunks are exact"
 check "$(q -c "$searches")" "$before_search" "the same searches give the same chunks after the update"
 check "$(q -c "SELECT pg_relation_filenode('dof_chunks')")" "$filenode_before" "dof_chunks is not rewritten (embedding loses its vector(384) modifier in place)"
-check "$(q -c "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'dof_chunks' AND indexdef LIKE '%hnsw%'")" \
-      "dof_chunks_embedding_384" "the HNSW index is the per-dimension one"
+check "$(q -c "SELECT string_agg(indexname || ' ' || (indexdef LIKE '%(embedding)::halfvec(384)) halfvec_cosine_ops%'), ',' ORDER BY indexname)
+                FROM pg_indexes WHERE tablename = 'dof_chunks' AND indexdef LIKE '%hnsw%'")" \
+      "dof_chunks_embedding_384 true" "the HNSW index is the per-dimension one, on halfvec"
 builtin_models="SELECT string_agg(concat_ws(':', name, kind, model_file, tokenizer_file, dimension, revision, is_default), ' ' ORDER BY name)
   FROM dof_models WHERE builtin"
 upgraded_models="$(q -c "$builtin_models")"

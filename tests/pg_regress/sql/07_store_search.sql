@@ -100,6 +100,14 @@ SELECT dof_vector_index(384) AS rebuilt;
 SET enable_seqscan = off;
 SELECT array_agg(v.chunk_id ORDER BY v.rank) = :'before' AS same_with_the_rebuilt_index FROM dof_vector_search('Aviso idéntico de licitación', 5, 'ties') v;
 RESET enable_seqscan;
+-- and the leg's query is one the index answers (its ORDER BY is the index's halfvec
+-- expression): the index's scan count grows by this search's walk
+SELECT pg_stat_force_next_flush();
+SELECT idx_scan AS scans_before FROM pg_stat_user_indexes WHERE indexrelname = 'dof_chunks_embedding_384' \gset
+SELECT count(*) AS found FROM dof_vector_search('Aviso idéntico de licitación', 5, 'ties');
+SELECT pg_stat_force_next_flush();
+SELECT pg_stat_clear_snapshot();
+SELECT idx_scan > :scans_before AS walked_the_index FROM pg_stat_user_indexes WHERE indexrelname = 'dof_chunks_embedding_384';
 DELETE FROM dof_documents WHERE collection IN ('ties', 'few');
 DELETE FROM dof_collections WHERE name IN ('ties', 'few');
 
