@@ -110,6 +110,26 @@ SELECT pg_stat_clear_snapshot();
 SELECT idx_scan > :scans_before AS walked_the_index FROM pg_stat_user_indexes WHERE indexrelname = 'dof_chunks_embedding_384';
 DELETE FROM dof_documents WHERE collection IN ('ties', 'few');
 DELETE FROM dof_collections WHERE name IN ('ties', 'few');
+-- halfvec rounding: 30 chunks whose vectors differ only below halfvec's precision are one
+-- point in the index; the leg takes a pool of at least 100 from it and orders them by the
+-- float distance, so k 3 gives the exact 3 nearest (here the 3 last inserted)
+INSERT INTO dof_collections (name, model) VALUES ('rounding', 'hash-384');
+INSERT INTO dof_documents (collection, source_id, body)
+SELECT 'rounding', 'r-' || i, 'Punto ' || i FROM generate_series(1, 30) i;
+UPDATE dof_chunks c SET embedding = (ARRAY[1, 0.5 + (31 - r.n) * 5e-6] || array_fill(0, ARRAY[382]))::real[]::vector
+FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM dof_chunks WHERE collection = 'rounding') r WHERE c.id = r.id;
+SELECT count(DISTINCT embedding::halfvec(384)) AS halfvec_points, count(DISTINCT embedding) AS float_points
+FROM dof_chunks WHERE collection = 'rounding';
+SET enable_seqscan = off;
+WITH q AS (SELECT (ARRAY[1] || array_fill(0, ARRAY[383]))::real[]::vector AS embedding),
+     leg AS (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS ids FROM q, dof_vector_search(NULL, 3, 'rounding', query_embedding => q.embedding) v),
+     exact AS (SELECT array_agg(id ORDER BY d, id) AS ids FROM (SELECT c.id, c.embedding <=> q.embedding AS d FROM dof_chunks c, q
+                                                              WHERE c.collection = 'rounding' ORDER BY 2, 1 LIMIT 3) e),
+     last AS (SELECT array_agg(id ORDER BY id DESC) AS ids FROM (SELECT id FROM dof_chunks WHERE collection = 'rounding' ORDER BY id DESC LIMIT 3) l)
+SELECT leg.ids = exact.ids AS exact_order_after_rounding, exact.ids = last.ids AS nearest_are_the_last_inserted FROM leg, exact, last;
+RESET enable_seqscan;
+DELETE FROM dof_documents WHERE collection = 'rounding';
+DELETE FROM dof_collections WHERE name = 'rounding';
 
 -- updating the body rebuilds the chunks; updating metadata only copies it; deleting removes them
 UPDATE dof_documents SET body = E'# Tipo de cambio\n\nNuevo aviso: 18.20 pesos por dólar.' WHERE source_id = 'banxico-1';
