@@ -26,12 +26,17 @@ thread_local! {
     static PLANS: RefCell<HashMap<(i32, pg_sys::Oid), OwnedPreparedStatement>> = RefCell::new(HashMap::new());
 }
 
+/// HNSW indexes halfvec up to this many dimensions (`dof_vector_index`'s limit).
+const MAX_INDEXED_DIMENSIONS: i32 = 4000;
+
 /// The index query of one dimension: ids and cosine distances of the `$4` nearest chunks
 /// of collection `$2` (NULL: any) whose metadata contains `$3` (jsonb as text, NULL: any),
 /// ordered by (distance, id). The index walks its halfvec copy of the vectors; the `$4`
 /// chunks it yields are re-ranked by their stored float vectors' distance, which is also
-/// the distance returned (a 16-bit copy would order near-equal chunks by rounding).
+/// the distance returned (a 16-bit copy would order near-equal chunks by rounding). A
+/// dimension no index can hold is scanned in float order: exact.
 fn statement(dimension: i32) -> String {
+    let order = if dimension <= MAX_INDEXED_DIMENSIONS { "halfvec" } else { "vector" };
     format!(
         "SELECT array_agg(hits.id ORDER BY hits.distance, hits.id), array_agg(hits.distance ORDER BY hits.distance, hits.id)
          FROM (SELECT c.id, (c.embedding::vector({dimension}) <=> $1::vector({dimension}))::double precision AS distance
@@ -39,7 +44,7 @@ fn statement(dimension: i32) -> String {
                WHERE vector_dims(c.embedding) = {dimension}
                  AND ($2 IS NULL OR c.collection = $2)
                  AND ($3 IS NULL OR c.metadata @> $3::jsonb)
-               ORDER BY c.embedding::halfvec({dimension}) <=> $1::halfvec({dimension})
+               ORDER BY c.embedding::{order}({dimension}) <=> $1::{order}({dimension})
                LIMIT $4) hits"
     )
 }

@@ -152,6 +152,27 @@ INSERT INTO dof_collections (name, model) VALUES ('small-dims', 'hash-12');
 INSERT INTO dof_documents (collection, source_id, body) VALUES ('small-dims', 'y-1', 'Texto.');
 SELECT vector_dims(c.embedding), d.source_id
 FROM dof_vector_search('Texto', 3, 'small-dims') v JOIN dof_chunks c ON c.id = v.chunk_id JOIN dof_documents d ON d.id = c.document_id;
+-- HNSW indexes halfvec up to 4000 dimensions: a 3000-dimension model gets its index, a
+-- 4001-dimension one a notice, and its searches scan in float order: exact, also among
+-- 120 chunks that are one point in halfvec (more than the 100 a halfvec order would keep)
+INSERT INTO dof_models (name, kind, dimension) VALUES ('hash-3000', 'hash', 3000);
+SELECT count(*) AS index_of_3000 FROM pg_indexes WHERE indexname = 'dof_chunks_embedding_3000';
+INSERT INTO dof_models (name, kind, dimension) VALUES ('hash-4001', 'hash', 4001);
+INSERT INTO dof_collections (name, model) VALUES ('wide-dims', 'hash-4001');
+INSERT INTO dof_documents (collection, source_id, body)
+SELECT 'wide-dims', 'w-' || i, 'Texto amplio ' || i FROM generate_series(1, 120) i;
+UPDATE dof_chunks c SET embedding = (ARRAY[1, 0.5 + (121 - r.n) * 1e-6] || array_fill(0, ARRAY[3999]))::real[]::vector
+FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM dof_chunks WHERE collection = 'wide-dims') r WHERE c.id = r.id;
+SELECT count(DISTINCT embedding::halfvec(4001)) AS halfvec_points, count(DISTINCT embedding) AS float_points
+FROM dof_chunks WHERE collection = 'wide-dims';
+WITH q AS (SELECT (ARRAY[1] || array_fill(0, ARRAY[4000]))::real[]::vector AS embedding),
+     leg AS (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS ids FROM q, dof_vector_search(NULL, 4, 'wide-dims', query_embedding => q.embedding) v),
+     exact AS (SELECT array_agg(id ORDER BY d, id) AS ids FROM (SELECT c.id, c.embedding <=> q.embedding AS d FROM dof_chunks c, q
+                                                              WHERE c.collection = 'wide-dims' ORDER BY 2, 1 LIMIT 4) e)
+SELECT leg.ids = exact.ids AS exact_without_an_index, cardinality(leg.ids) AS rows FROM leg, exact;
+DELETE FROM dof_documents WHERE collection = 'wide-dims';
+DELETE FROM dof_collections WHERE name = 'wide-dims';
+DELETE FROM dof_models WHERE name IN ('hash-3000', 'hash-4001');
 
 -- deferred collections queue documents; the queue records failures and goes on
 UPDATE dof_collections SET deferred = true WHERE name = 'broken';
