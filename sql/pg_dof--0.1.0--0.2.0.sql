@@ -147,7 +147,8 @@ BEGIN
     -- order is by its halfvec copies, in which near-duplicates differ by rounding, and the
     -- k first by float distance are taken from the first 100 it gives (ef_search 400, 100
     -- queries drawn from a fresh load: recall@10 by ids 0.929 from 20, 0.952 from 60,
-    -- 0.963 from 100, 0.971 from 200; the leg's time within noise, 3.5-3.9 ms).
+    -- 0.963 from 100, 0.971 from 200; each candidate's float vector is read from TOAST,
+    -- 100 instead of 20 cost 0.2-1.3 ms over runs: bench/scripts/index_kinds.sh).
     -- One graph walk of ef_search candidates first. Only when it yields fewer than k rows
     -- (a collection or filter that most of the index fails, or k over ef_search) does the
     -- walk go on with pgvector's iterative scan: having it on always cost 1 ms of 6 at
@@ -360,9 +361,10 @@ ALTER TABLE dof_chunks ALTER COLUMN embedding TYPE vector;
 -- chunks of 384 dimensions: 131 instead of 229 MB), so more of a large corpus's index
 -- stays in memory, and HNSW indexes up to 4000 dimensions instead of 2000. The stored
 -- embeddings stay vector: the vector leg re-ranks the index's candidates by their float
--- distance (src/api/nearest.rs), so distances and ties are exact. Recall and speed held
--- (bench/scripts/index_kinds.sh, ef_search 400, 4 x 100 queries: recall@10 by ids 0.963
--- vs 0.964, 0.956-0.963 over three halfvec builds; the leg at k 50 4.60 vs 4.90 ms).
+-- distance (src/api/nearest.rs), so distances and ties are exact. Speed within noise,
+-- recall close (bench/scripts/index_kinds.sh, ef_search 400, 4 x 100 queries: recall@10
+-- by ids 0.963 vs 0.964 on one query draw, 0.963 vs 0.976 on another; 0.956-0.963 over
+-- three more halfvec builds).
 -- ef_construction 256 rather than pgvector's 64: e5 embeddings crowd into a narrow cone
 -- (cosine similarities mostly 0.7-0.9) and the corpora hold near-duplicates, so a denser
 -- graph is worth its build time in recall (bench/scripts/vector_grid.sh, 120,689 chunks:

@@ -82,9 +82,10 @@ SELECT pg_catalog.pg_extension_config_dump('dof_chunks_id_seq', '');
 -- chunks of 384 dimensions: 131 instead of 229 MB), so more of a large corpus's index
 -- stays in memory, and HNSW indexes up to 4000 dimensions instead of 2000. The stored
 -- embeddings stay vector: the vector leg re-ranks the index's candidates by their float
--- distance (src/api/nearest.rs), so distances and ties are exact. Recall and speed held
--- (bench/scripts/index_kinds.sh, ef_search 400, 4 x 100 queries: recall@10 by ids 0.963
--- vs 0.964, 0.956-0.963 over three halfvec builds; the leg at k 50 4.60 vs 4.90 ms).
+-- distance (src/api/nearest.rs), so distances and ties are exact. Speed within noise,
+-- recall close (bench/scripts/index_kinds.sh, ef_search 400, 4 x 100 queries: recall@10
+-- by ids 0.963 vs 0.964 on one query draw, 0.963 vs 0.976 on another; 0.956-0.963 over
+-- three more halfvec builds).
 -- ef_construction 256 rather than pgvector's 64: e5 embeddings crowd into a narrow cone
 -- (cosine similarities mostly 0.7-0.9) and the corpora hold near-duplicates, so a denser
 -- graph is worth its build time in recall (bench/scripts/vector_grid.sh, 120,689 chunks:

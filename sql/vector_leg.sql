@@ -43,7 +43,8 @@ BEGIN
     -- order is by its halfvec copies, in which near-duplicates differ by rounding, and the
     -- k first by float distance are taken from the first 100 it gives (ef_search 400, 100
     -- queries drawn from a fresh load: recall@10 by ids 0.929 from 20, 0.952 from 60,
-    -- 0.963 from 100, 0.971 from 200; the leg's time within noise, 3.5-3.9 ms).
+    -- 0.963 from 100, 0.971 from 200; each candidate's float vector is read from TOAST,
+    -- 100 instead of 20 cost 0.2-1.3 ms over runs: bench/scripts/index_kinds.sh).
     -- One graph walk of ef_search candidates first. Only when it yields fewer than k rows
     -- (a collection or filter that most of the index fails, or k over ef_search) does the
     -- walk go on with pgvector's iterative scan: having it on always cost 1 ms of 6 at
