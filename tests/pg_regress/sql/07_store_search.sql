@@ -69,6 +69,27 @@ FROM answers ORDER BY dedup;
 DELETE FROM dof_documents WHERE collection = 'sections';
 DELETE FROM dof_collections WHERE name = 'sections';
 
+-- The vector leg's k ids for a query vector in a collection, and exact search's (a scan,
+-- ties by id), for the checks below.
+CREATE FUNCTION pg_temp.leg_and_exact(collection text, query vector, k integer) RETURNS TABLE (leg bigint[], exact bigint[])
+LANGUAGE sql AS $$
+  SELECT (SELECT array_agg(v.chunk_id ORDER BY v.rank) FROM dof_vector_search(NULL, k, collection, query_embedding => query) v),
+         (SELECT array_agg(e.id ORDER BY e.d, e.id) FROM (SELECT c.id, c.embedding <=> query AS d FROM dof_chunks c
+                                                         WHERE c.collection = leg_and_exact.collection ORDER BY 2, 1 LIMIT k) e)
+$$;
+-- A collection's chunks made one point in halfvec: the i-th of n chunks (by id) gets
+-- [1, 0.5 + (n + 1 - i) x step, 0, ...], so the last inserted is nearest to [1, 0, ...]
+-- (pg_temp.axis); returns how many distinct halfvec and float vectors it holds then.
+CREATE FUNCTION pg_temp.one_halfvec_point(collection text, dimension integer, step double precision)
+RETURNS TABLE (halfvec_points bigint, float_points bigint) LANGUAGE sql AS $$
+  UPDATE dof_chunks c SET embedding = (ARRAY[1, 0.5 + (r.total + 1 - r.n) * step] || array_fill(0, ARRAY[dimension - 2]))::real[]::vector
+  FROM (SELECT id, row_number() OVER (ORDER BY id) AS n, count(*) OVER () AS total FROM dof_chunks
+        WHERE dof_chunks.collection = one_halfvec_point.collection) r WHERE c.id = r.id;
+  SELECT count(DISTINCT embedding::halfvec), count(DISTINCT embedding) FROM dof_chunks WHERE dof_chunks.collection = one_halfvec_point.collection;
+$$;
+CREATE FUNCTION pg_temp.axis(dimension integer) RETURNS vector LANGUAGE sql
+RETURN (ARRAY[1] || array_fill(0, ARRAY[dimension - 1]))::real[]::vector;
+
 -- the vector leg through the HNSW index: equal distances are ordered by id also at the
 -- k-th place (8 copies of one text, k 5: the 5 lowest ids, as exact search gives them), and
 -- a collection that the index's first walk mostly fails still gets its rows (iterative scan)
@@ -78,11 +99,8 @@ SELECT 'ties', 'copy-' || i, 'Aviso idéntico de licitación pública' FROM gene
 UNION ALL SELECT 'ties', 'other-' || i, format('Aviso número %s sobre asuntos diversos del día %s', i, i * 7) FROM generate_series(1, 40) i
 UNION ALL SELECT 'few', 'few-' || i, format('Nota breve %s', i) FROM generate_series(1, 3) i;
 SET enable_seqscan = off;
-WITH q AS (SELECT embedding FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'copy-5'),
-     leg AS (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS ids FROM q, dof_vector_search(NULL, 5, 'ties', query_embedding => q.embedding) v),
-     exact AS (SELECT array_agg(id ORDER BY d, id) AS ids FROM (SELECT c.id, c.embedding <=> q.embedding AS d FROM dof_chunks c, q
-                                                              WHERE c.collection = 'ties' ORDER BY 2, 1 LIMIT 5) e)
-SELECT leg.ids = exact.ids AS ties_by_id, cardinality(leg.ids) AS rows FROM leg, exact;
+SELECT leg = exact AS ties_by_id, cardinality(leg) AS rows
+FROM pg_temp.leg_and_exact('ties', (SELECT embedding FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'copy-5'), 5);
 SELECT count(*) AS rows, bool_and(c.collection = 'few') AS all_in_collection
 FROM dof_vector_search(NULL, 3, 'few', query_embedding => (SELECT embedding FROM dof_chunks WHERE collection = 'ties' LIMIT 1)) v
 JOIN dof_chunks c ON c.id = v.chunk_id;
@@ -116,17 +134,11 @@ DELETE FROM dof_collections WHERE name IN ('ties', 'few');
 INSERT INTO dof_collections (name, model) VALUES ('rounding', 'hash-384');
 INSERT INTO dof_documents (collection, source_id, body)
 SELECT 'rounding', 'r-' || i, 'Punto ' || i FROM generate_series(1, 30) i;
-UPDATE dof_chunks c SET embedding = (ARRAY[1, 0.5 + (31 - r.n) * 5e-6] || array_fill(0, ARRAY[382]))::real[]::vector
-FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM dof_chunks WHERE collection = 'rounding') r WHERE c.id = r.id;
-SELECT count(DISTINCT embedding::halfvec(384)) AS halfvec_points, count(DISTINCT embedding) AS float_points
-FROM dof_chunks WHERE collection = 'rounding';
+SELECT * FROM pg_temp.one_halfvec_point('rounding', 384, 5e-6);
 SET enable_seqscan = off;
-WITH q AS (SELECT (ARRAY[1] || array_fill(0, ARRAY[383]))::real[]::vector AS embedding),
-     leg AS (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS ids FROM q, dof_vector_search(NULL, 3, 'rounding', query_embedding => q.embedding) v),
-     exact AS (SELECT array_agg(id ORDER BY d, id) AS ids FROM (SELECT c.id, c.embedding <=> q.embedding AS d FROM dof_chunks c, q
-                                                              WHERE c.collection = 'rounding' ORDER BY 2, 1 LIMIT 3) e),
-     last AS (SELECT array_agg(id ORDER BY id DESC) AS ids FROM (SELECT id FROM dof_chunks WHERE collection = 'rounding' ORDER BY id DESC LIMIT 3) l)
-SELECT leg.ids = exact.ids AS exact_order_after_rounding, exact.ids = last.ids AS nearest_are_the_last_inserted FROM leg, exact, last;
+SELECT leg = exact AS exact_order_after_rounding,
+       exact = ARRAY(SELECT id FROM dof_chunks WHERE collection = 'rounding' ORDER BY id DESC LIMIT 3) AS nearest_are_the_last_inserted
+FROM pg_temp.leg_and_exact('rounding', pg_temp.axis(384), 3);
 RESET enable_seqscan;
 DELETE FROM dof_documents WHERE collection = 'rounding';
 DELETE FROM dof_collections WHERE name = 'rounding';
@@ -161,15 +173,8 @@ INSERT INTO dof_models (name, kind, dimension) VALUES ('hash-4001', 'hash', 4001
 INSERT INTO dof_collections (name, model) VALUES ('wide-dims', 'hash-4001');
 INSERT INTO dof_documents (collection, source_id, body)
 SELECT 'wide-dims', 'w-' || i, 'Texto amplio ' || i FROM generate_series(1, 120) i;
-UPDATE dof_chunks c SET embedding = (ARRAY[1, 0.5 + (121 - r.n) * 1e-6] || array_fill(0, ARRAY[3999]))::real[]::vector
-FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM dof_chunks WHERE collection = 'wide-dims') r WHERE c.id = r.id;
-SELECT count(DISTINCT embedding::halfvec(4001)) AS halfvec_points, count(DISTINCT embedding) AS float_points
-FROM dof_chunks WHERE collection = 'wide-dims';
-WITH q AS (SELECT (ARRAY[1] || array_fill(0, ARRAY[4000]))::real[]::vector AS embedding),
-     leg AS (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS ids FROM q, dof_vector_search(NULL, 4, 'wide-dims', query_embedding => q.embedding) v),
-     exact AS (SELECT array_agg(id ORDER BY d, id) AS ids FROM (SELECT c.id, c.embedding <=> q.embedding AS d FROM dof_chunks c, q
-                                                              WHERE c.collection = 'wide-dims' ORDER BY 2, 1 LIMIT 4) e)
-SELECT leg.ids = exact.ids AS exact_without_an_index, cardinality(leg.ids) AS rows FROM leg, exact;
+SELECT * FROM pg_temp.one_halfvec_point('wide-dims', 4001, 1e-6);
+SELECT leg = exact AS exact_without_an_index, cardinality(leg) AS rows FROM pg_temp.leg_and_exact('wide-dims', pg_temp.axis(4001), 4);
 DELETE FROM dof_documents WHERE collection = 'wide-dims';
 DELETE FROM dof_collections WHERE name = 'wide-dims';
 DELETE FROM dof_models WHERE name IN ('hash-3000', 'hash-4001');
