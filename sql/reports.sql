@@ -97,6 +97,15 @@ $$;
 COMMENT ON FUNCTION dof_compare_chunkers(text[], integer, text, text[], jsonb, integer) IS
     'The same documents through each chunking strategy (all, or those named), as the seeds compare them: chunks, tokens per chunk (mean, min, max), chunks over the limit, mean characters, time, and the sentence embeddings the model ran (the semantic strategy; cache hits apart). options: per strategy name, its chunker_options. Example: SELECT * FROM dof_compare_chunkers(ARRAY(SELECT body FROM dof_documents WHERE collection = ''default'' LIMIT 50))';
 
+-- The views read the tables with the caller's rights: row-level security on dof_documents
+-- and dof_queue applies to what they count and show (owner's rights showed every role's
+-- collections and queue errors).
+ALTER VIEW dof_pattern_stats SET (security_invoker = true);
+ALTER VIEW dof_chunk_stats SET (security_invoker = true);
+ALTER VIEW dof_token_stats SET (security_invoker = true);
+ALTER VIEW dof_queue_status SET (security_invoker = true);
+ALTER VIEW dof_queue_progress SET (security_invoker = true);
+
 COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued, running, done, failed, tokens per second over the last minute, and the estimated time left at that rate';
 
 COMMENT ON VIEW dof_pattern_stats IS 'Documents per pattern and collection (count, %)';

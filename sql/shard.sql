@@ -160,8 +160,11 @@ BEGIN
     END IF;
     RETURN QUERY
     SELECT d.collection, d.source_id, to_jsonb(d) - 'id',
-           coalesce((SELECT jsonb_agg(to_jsonb(c) - 'id' - 'document_id' ORDER BY c.chunk_index)
-                     FROM dof_chunks c WHERE c.document_id = d.id), '[]')
+           -- a document waiting in the queue (or failed there) has the chunks of a body it
+           -- no longer has: sent without them, its new owner indexes it
+           CASE WHEN EXISTS (SELECT 1 FROM dof_queue q WHERE q.document_id = d.id AND q.status <> 'done') THEN '[]'
+                ELSE coalesce((SELECT jsonb_agg(to_jsonb(c) - 'id' - 'document_id' ORDER BY c.chunk_index)
+                               FROM dof_chunks c WHERE c.document_id = d.id), '[]') END
     FROM dof_documents d
     WHERE abs(hashtext(d.source_id) % shards) <> here
     ORDER BY d.id
@@ -237,14 +240,26 @@ END;
 -- Runs one SQL command here, as the caller: how a coordinator's dof_cluster_execute runs
 -- DDL, collection and model changes and ALTER EXTENSION ... UPDATE on every shard.
 -- Returns the rows it processed. Only for roles granted EXECUTE (none but the owner by
--- default); it gives no privilege the caller lacks.
+-- default); it gives no privilege the caller lacks. A command that changes a setting of
+-- the session (SET, set_config, RESET) is refused and rolled back: PL/Proxy keeps its
+-- connections to the shards open, so the setting would stay in force for every later
+-- search and call that reuses the connection (SET pg_dof.allow_drop = on, a
+-- statement_timeout, default_transaction_read_only).
 CREATE FUNCTION dof_shard_execute(command text) RETURNS bigint
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
     processed bigint;
+    settings_before text[] := ARRAY(SELECT s.name || '=' || s.setting FROM pg_catalog.pg_settings s
+                                    WHERE s.source = 'session' ORDER BY s.name);
 BEGIN
     EXECUTE command;
     GET DIAGNOSTICS processed = ROW_COUNT;
+    IF ARRAY(SELECT s.name || '=' || s.setting FROM pg_catalog.pg_settings s WHERE s.source = 'session' ORDER BY s.name)
+       IS DISTINCT FROM settings_before THEN
+        RAISE EXCEPTION 'a command run on every shard must not change session settings'
+            USING ERRCODE = 'feature_not_supported',
+                  HINT = 'the coordinator reuses its connections to the shards, so a SET would apply to later calls; use ALTER DATABASE ... SET or ALTER ROLE ... SET';
+    END IF;
     RETURN processed;
 END
 $$;

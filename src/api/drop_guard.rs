@@ -1,11 +1,18 @@
-//! The guard against a careless `DROP EXTENSION pg_dof`: the data tables are extension
-//! members (so `pg_dump` keeps their rows and `CREATE EXTENSION` recreates them), and a
-//! member table goes with the extension. A `ddl_command_start` event trigger sees the
-//! statement before anything is dropped and refuses, while documents are stored, every
-//! statement that would drop pg_dof: `DROP EXTENSION pg_dof`, `DROP EXTENSION vector
-//! CASCADE` (pg_dof requires it) and `DROP SCHEMA <pg_dof's schema> CASCADE`, unless
-//! `pg_dof.allow_drop` is on in that session. The trigger function is C because only C can
-//! read the statement's parse tree (which names are being dropped, with CASCADE or not).
+//! The guard against a careless drop of pg_dof: the data tables are extension members (so
+//! `pg_dump` keeps their rows and `CREATE EXTENSION` recreates them), and a member table
+//! goes with the extension. A `ddl_command_start` event trigger sees the statement before
+//! anything is dropped and refuses, while documents are stored, every statement that would
+//! take pg_dof with it, unless `pg_dof.allow_drop` is on in that session:
+//! - `DROP EXTENSION pg_dof`, with or without CASCADE;
+//! - any `DROP ... CASCADE` whose objects pg_dof depends on in any way: an extension it
+//!   requires (`vector`, `unaccent`), `plpgsql` (its functions are written in it), its
+//!   schema, a type or language it uses — found by walking `pg_depend` from the objects
+//!   named, as PostgreSQL's own cascade does ([`drop_reaches_pg_dof`]);
+//! - `DROP OWNED BY` a role that owns pg_dof (or, with CASCADE, owns anything it depends on).
+//!
+//! The trigger is `ENABLE ALWAYS` (`sql/guard.sql`), so `session_replication_role = replica`
+//! does not switch it off. The trigger function is C because only C can read the
+//! statement's parse tree (which objects are being dropped, with CASCADE or not).
 
 use std::ffi::CStr;
 
@@ -36,18 +43,8 @@ pub unsafe extern "C-unwind" fn dof_drop_guard(fcinfo: pg_sys::FunctionCallInfo)
         raise(PgSqlErrorCode::ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED, "dof_drop_guard() is an event trigger".into(), None);
     }
     let tree = unsafe { (*(context as *mut pg_sys::EventTriggerData)).parsetree };
-    if !tree.is_null() && unsafe { pgrx::is_a(tree, pg_sys::NodeTag::T_DropStmt) } {
-        let stmt = unsafe { &*(tree as *mut pg_sys::DropStmt) };
-        let names = unsafe { names(stmt.objects) };
-        let cascade = stmt.behavior == pg_sys::DropBehavior::DROP_CASCADE;
-        let drops_pg_dof = match stmt.removeType {
-            pg_sys::ObjectType::OBJECT_EXTENSION => names.iter().any(|name| name == "pg_dof" || (cascade && required_by_pg_dof(name))),
-            pg_sys::ObjectType::OBJECT_SCHEMA => cascade && names.iter().any(|name| holds_pg_dof(name)),
-            _ => false,
-        };
-        if drops_pg_dof {
-            refuse_if_documents();
-        }
+    if !tree.is_null() && unsafe { drops_pg_dof(tree) } {
+        refuse_if_documents();
     }
     pg_sys::Datum::from(0)
 }
@@ -68,17 +65,99 @@ unsafe fn names(list: *mut pg_sys::List) -> Vec<String> {
         .collect()
 }
 
-fn required_by_pg_dof(extension: &str) -> bool {
-    Spi::get_one_with_args::<bool>(
-        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_depend d
-                          JOIN pg_catalog.pg_extension me ON me.oid = d.objid AND me.extname = 'pg_dof'
-                          JOIN pg_catalog.pg_extension it ON it.oid = d.refobjid AND it.extname = $1
-                         WHERE d.classid = 'pg_catalog.pg_extension'::regclass
-                           AND d.refclassid = 'pg_catalog.pg_extension'::regclass)",
-        &[extension.into()],
-    )
-    .unwrap_or_else(|e| guard_failed(e))
-    .unwrap_or(false)
+/// Whether the statement would drop pg_dof, by what it names (see the module comment).
+///
+/// # Safety
+/// `tree` is a parse tree node of the statement being run.
+unsafe fn drops_pg_dof(tree: *mut pg_sys::Node) -> bool {
+    if unsafe { pgrx::is_a(tree, pg_sys::NodeTag::T_DropStmt) } {
+        let stmt = unsafe { &*(tree as *mut pg_sys::DropStmt) };
+        let cascade = stmt.behavior == pg_sys::DropBehavior::DROP_CASCADE;
+        if stmt.removeType == pg_sys::ObjectType::OBJECT_EXTENSION && unsafe { names(stmt.objects) }.iter().any(|name| name == "pg_dof") {
+            return true;
+        }
+        // without CASCADE, PostgreSQL itself refuses to drop what pg_dof depends on
+        cascade
+            && unsafe { addresses(stmt) }
+                .into_iter()
+                .any(|(class, object)| drop_reaches_pg_dof(OBJECT_START, &[class.into(), object.into()]))
+    } else if unsafe { pgrx::is_a(tree, pg_sys::NodeTag::T_DropOwnedStmt) } {
+        let stmt = unsafe { &*(tree as *mut pg_sys::DropOwnedStmt) };
+        unsafe { roles(stmt.roles) }.into_iter().any(|role| drop_reaches_pg_dof(OWNED_START, &[role.into()]))
+    } else {
+        false
+    }
+}
+
+/// Relations are left out: pg_dof's objects depend on no table of the user's, and looking
+/// a relation up here would lock it before the drop does.
+const RELATION_KINDS: [pg_sys::ObjectType::Type; 6] = [
+    pg_sys::ObjectType::OBJECT_TABLE,
+    pg_sys::ObjectType::OBJECT_VIEW,
+    pg_sys::ObjectType::OBJECT_MATVIEW,
+    pg_sys::ObjectType::OBJECT_INDEX,
+    pg_sys::ObjectType::OBJECT_SEQUENCE,
+    pg_sys::ObjectType::OBJECT_FOREIGN_TABLE,
+];
+
+/// The catalog addresses (class, object id) of a DROP statement's objects that exist.
+unsafe fn addresses(stmt: &pg_sys::DropStmt) -> Vec<(pg_sys::Oid, pg_sys::Oid)> {
+    if stmt.objects.is_null() || RELATION_KINDS.contains(&stmt.removeType) {
+        return Vec::new();
+    }
+    let list = unsafe { &*stmt.objects };
+    (0..list.length as usize)
+        .filter_map(|i| {
+            let node = unsafe { (*list.elements.add(i)).ptr_value as *mut pg_sys::Node };
+            let mut relation: pg_sys::Relation = std::ptr::null_mut();
+            // missing_ok: a name that does not exist is the drop's own error to report;
+            // the lock the drop itself takes on the object next (RemoveObjects), so it is
+            // not upgraded between the two
+            let lock = pg_sys::AccessExclusiveLock as pg_sys::LOCKMODE;
+            let address = unsafe { pg_sys::get_object_address(stmt.removeType, node, &mut relation, lock, true) };
+            (address.objectId != pg_sys::InvalidOid).then_some((address.classId, address.objectId))
+        })
+        .collect()
+}
+
+/// The role ids of a DROP OWNED statement that exist.
+unsafe fn roles(list: *mut pg_sys::List) -> Vec<pg_sys::Oid> {
+    if list.is_null() {
+        return Vec::new();
+    }
+    let list = unsafe { &*list };
+    (0..list.length as usize)
+        .map(|i| unsafe { pg_sys::get_rolespec_oid((*list.elements.add(i)).ptr_value as *mut pg_sys::RoleSpec, true) })
+        .filter(|role| *role != pg_sys::InvalidOid)
+        .collect()
+}
+
+/// The object a DROP ... CASCADE names ($1 class, $2 object id).
+const OBJECT_START: &str = "SELECT $1::oid, $2::oid";
+/// What DROP OWNED BY $1 drops: every object of this database the role owns.
+const OWNED_START: &str = "SELECT s.classid, s.objid FROM pg_catalog.pg_shdepend s
+    WHERE s.refclassid = 'pg_catalog.pg_authid'::regclass AND s.refobjid = $1::oid AND s.deptype = 'o'
+      AND s.dbid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database())";
+
+/// Whether dropping the objects `start` selects (class, object id) with CASCADE would drop
+/// pg_dof: the closure over `pg_depend` of everything depending on them (downwards, as the
+/// cascade goes) and of what a dropped object is a member or an internal part of
+/// (upwards: dropping a member of an extension drops the extension), reaching pg_dof.
+fn drop_reaches_pg_dof(start: &str, args: &[pgrx::datum::DatumWithOid]) -> bool {
+    let query = format!(
+        "WITH RECURSIVE doomed(classid, objid) AS (
+             {start}
+             UNION
+             SELECT CASE WHEN d.refclassid = x.classid AND d.refobjid = x.objid THEN d.classid ELSE d.refclassid END,
+                    CASE WHEN d.refclassid = x.classid AND d.refobjid = x.objid THEN d.objid ELSE d.refobjid END
+             FROM doomed x JOIN pg_catalog.pg_depend d
+               ON (d.refclassid = x.classid AND d.refobjid = x.objid)
+               OR (d.classid = x.classid AND d.objid = x.objid AND d.deptype IN ('e', 'i'))
+         )
+         SELECT EXISTS (SELECT 1 FROM doomed x JOIN pg_catalog.pg_extension e ON e.oid = x.objid
+                        WHERE x.classid = 'pg_catalog.pg_extension'::regclass AND e.extname = 'pg_dof')"
+    );
+    Spi::get_one_with_args::<bool>(&query, args).unwrap_or_else(|e| guard_failed(e)).unwrap_or(false)
 }
 
 /// The schema pg_dof is installed in.
@@ -93,10 +172,6 @@ fn pg_dof_schema() -> Option<String> {
 /// A failed look-up refuses the drop rather than letting it through unchecked.
 fn guard_failed(error: pgrx::spi::SpiError) -> ! {
     raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("dof_drop_guard could not check what the drop would delete: {error}"), None)
-}
-
-fn holds_pg_dof(schema: &str) -> bool {
-    pg_dof_schema().as_deref() == Some(schema)
 }
 
 fn refuse_if_documents() {

@@ -7,11 +7,12 @@ WITH members AS (
 )
 SELECT line FROM (
     SELECT 'function ' || p.oid::regprocedure || ' ' || pg_get_functiondef(p.oid)
-           || ' config=' || coalesce(array_to_string(p.proconfig, ','), '')
+           || ' config=' || coalesce(array_to_string(p.proconfig, ','), '') || ' acl=' || coalesce(p.proacl::text, '')
            || ' comment=' || coalesce(obj_description(p.oid, 'pg_proc'), '') AS line
     FROM members m JOIN pg_proc p ON m.classid = 'pg_proc'::regclass AND p.oid = m.objid
     UNION ALL
     SELECT 'relation ' || c.relname || ' kind=' || c.relkind::text || ' rls=' || c.relrowsecurity
+           || ' options=' || coalesce(array_to_string(c.reloptions, ','), '') || ' acl=' || coalesce(c.relacl::text, '')
            || ' comment=' || coalesce(obj_description(c.oid, 'pg_class'), '')
            || ' columns=' || coalesce((SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
                                                       || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END

@@ -209,6 +209,22 @@ SET ROLE dof_reader;
 SELECT DISTINCT d.metadata->>'dependencia' AS visible
 FROM dof_hybrid_search('impuestos y tipo de cambio', k => 10) h JOIN dof_documents d ON d.id = h.document_id;
 RESET ROLE;
+-- the report views read with the caller's rights: a role that sees only the 'later'
+-- collection's documents sees only its queue rows, errors and patterns (and only the
+-- chunks only_salud lets it see)
+GRANT SELECT ON dof_queue, dof_queue_status, dof_queue_progress, dof_pattern_stats, dof_chunk_stats, dof_token_stats TO dof_reader;
+ALTER TABLE dof_documents ENABLE ROW LEVEL SECURITY;
+CREATE POLICY only_later ON dof_documents FOR SELECT TO dof_reader USING (collection = 'later');
+SET ROLE dof_reader;
+SELECT collection, status, documents, last_error FROM dof_queue_status ORDER BY collection, status;
+SELECT collection, queued, done, failed FROM dof_queue_progress ORDER BY collection;
+SELECT collection, pattern, documents FROM dof_pattern_stats ORDER BY collection, pattern;
+SELECT collection, pattern, documents FROM dof_chunk_stats ORDER BY collection, pattern;
+SELECT collection, pattern, chunks FROM dof_token_stats ORDER BY collection, pattern;
+RESET ROLE;
+DROP POLICY only_later ON dof_documents;
+ALTER TABLE dof_documents DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON dof_queue, dof_queue_status, dof_queue_progress, dof_pattern_stats, dof_chunk_stats, dof_token_stats FROM dof_reader;
 DROP POLICY only_salud ON dof_chunks;
 ALTER TABLE dof_chunks DISABLE ROW LEVEL SECURITY;
 REVOKE ALL ON dof_documents, dof_chunks, dof_collections, dof_models FROM dof_reader;
