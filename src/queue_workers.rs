@@ -8,11 +8,14 @@
 //! queues documents wakes the workers of its database when it commits
 //! (`dof_queue_wake_internal`, called by a statement trigger on `dof_queue`).
 //!
-//! Stopping: SIGTERM (shutdown, `pg_terminate_backend`) is seen between batches (after a
-//! terminate the postmaster starts the worker again 5 s later), and a batch is one
-//! transaction, so a worker stopped or killed (even `kill -9`, which makes
-//! the postmaster reinitialise) leaves no document half indexed: its batch rolls back and
-//! is claimed again. A changed `pg_dof.queue_database` (SIGHUP) makes the workers exit
+//! Stopping: SIGTERM (fast shutdown, `pg_terminate_backend`) is PostgreSQL's own `die`:
+//! it sets `ProcDiePending`, which ends a model run within milliseconds (the watcher in
+//! `backend_models.rs`) and the next interrupt check exits the worker (FATAL), whatever the
+//! batch; after a terminate the postmaster starts it again 5 s later. A batch is one
+//! transaction, so a worker stopped or killed (even `kill -9`, which makes the postmaster
+//! reinitialise) leaves no document half indexed: its batch rolls back and is claimed
+//! again. (pgrx's own SIGTERM handler only sets a flag, read between batches: a worker
+//! embedding a 600 KB document ignored a terminate for 105 s.) A changed `pg_dof.queue_database` (SIGHUP) makes the workers exit
 //! and the postmaster start them again, connected to the new database.
 
 use std::cell::Cell;
@@ -44,7 +47,9 @@ pub fn register() {
 #[pg_guard]
 #[no_mangle]
 pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
-    BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP | SignalWakeFlags::SIGTERM);
+    BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP);
+    // SAFETY: installing PostgreSQL's own SIGTERM handler, as its background workers do
+    unsafe { pg_sys::pqsignal(libc::SIGTERM, Some(postgres_die)) };
     let database = guc::queue_database();
     BackgroundWorker::connect_worker_to_spi(Some(&database), None);
     let threads = guc::queue_worker_threads();
@@ -53,9 +58,6 @@ pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
     log!("pg_dof queue worker: serving database \"{database}\" with {threads} model thread(s)");
     let mut indexed_since_compaction = 0i64;
     loop {
-        if BackgroundWorker::sigterm_received() {
-            break;
-        }
         if BackgroundWorker::sighup_received() {
             // SAFETY: the documented way for a background worker to re-read its settings
             unsafe { pg_sys::ProcessConfigFile(pg_sys::GucContext::PGC_SIGHUP) };
@@ -77,17 +79,25 @@ pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
             indexed_since_compaction = 0;
         }
         report(pg_sys::BackendState::STATE_IDLE, c"pg_dof queue worker: waiting for queued documents");
+        // a SIGTERM exits in the wait's interrupt check; false: the postmaster died
         if !BackgroundWorker::wait_latch(Some(guc::queue_naptime())) {
             break;
         }
     }
-    log!("pg_dof queue worker: stopping");
     // exit status 1: the postmaster starts the worker again after the restart time unless
-    // the server is shutting down. pg_terminate_backend (or DROP DATABASE ... WITH (FORCE))
-    // thus stops a worker between batches without losing it for good; fewer workers is a
-    // setting (pg_dof.queue_workers)
+    // the server is shutting down (a SIGTERM's FATAL exits with 1 too: pg_terminate_backend
+    // or DROP DATABASE ... WITH (FORCE) does not lose the worker for good; fewer workers is
+    // a setting, pg_dof.queue_workers)
     // SAFETY: ends this background worker process, as the postmaster expects it to
     unsafe { pg_sys::proc_exit(1) };
+}
+
+unsafe extern "C-unwind" {
+    /// PostgreSQL's SIGTERM handler for backends (`tcop/postgres.c`): sets `ProcDiePending`
+    /// and `InterruptPending` and the latch. pgrx's `pg_sys::die` is a wrapper for calling
+    /// it from Rust, not a signal handler.
+    #[link_name = "die"]
+    fn postgres_die(signal: std::ffi::c_int);
 }
 
 fn report(state: pg_sys::BackendState::Type, activity: &std::ffi::CStr) {

@@ -138,11 +138,26 @@ chunk_prints() { for i in "$@"; do shard_q "$i" -c "SELECT d.source_id || '|' ||
                                                 FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.collection = 't'"; done | sort; }
 chunk_prints 0 1 > "$work/prints_before"
 coord -c "$(search_sql weighted false)" | cut -d'|' -f1,3,4 | sort > "$work/answers_before"
+# documents waiting in a queue when the cluster grows: 40 documents indexed, then sent again
+# with a new body while the shards' queue workers are away (serving database postgres), so
+# they are queued with their old body's chunks; after the rebalance and the drain every one
+# holds its new body's chunks only
+cola="INSERT INTO dof_collections (name, model, deferred, max_tokens, overlap_tokens) VALUES ('cola', 'hash-384', true, 64, 0) ON CONFLICT DO NOTHING"
+coord -c "SELECT dof_cluster_execute(\$\$$cola\$\$)" >/dev/null
+put_cola() { coord -c "SELECT count(*) FROM generate_series(1, 40) g, dof_put_document('cola', 'cola-' || g, NULL, format(E'# Aviso %s\\n\\n$1 del aviso %s.', g, g))" >/dev/null; }
+drained() { for _ in $(seq 1 120); do [ "$(coord -c "SELECT coalesce(sum(queued), 0) FROM dof_cluster_status")" = 0 ] && return 0; sleep 0.5; done; return 1; }
+put_cola "Primera versión"
+drained
+for i in 0 1; do shard_q "$i" -c "ALTER SYSTEM SET pg_dof.queue_database = 'postgres'" -c "SELECT pg_reload_conf()" >/dev/null; done
+sleep 2
+put_cola "Segunda versión"
+check "$(coord -c "SELECT sum(queued) FROM dof_cluster_status")" "40" "40 new bodies wait in the shards' queues (workers away)"
 connection2="$("$scripts/shards.sh" add 2 | tail -1)"
 coord -c "SELECT dof_cluster_set_shards(ARRAY['$("$scripts/shards.sh" connection 0)', '$("$scripts/shards.sh" connection 1)', '$connection2'])" >/dev/null
 # the new shard needs the collections (repeatable commands: the others have them)
 coord -c "SELECT dof_cluster_execute(\$\$$collection ON CONFLICT DO NOTHING\$\$)" \
-      -c "SELECT dof_cluster_execute(\$\$INSERT INTO dof_collections (name, model, deferred) VALUES ('carga', 'hash-384', true) ON CONFLICT DO NOTHING\$\$)" >/dev/null
+      -c "SELECT dof_cluster_execute(\$\$INSERT INTO dof_collections (name, model, deferred) VALUES ('carga', 'hash-384', true) ON CONFLICT DO NOTHING\$\$)" \
+      -c "SELECT dof_cluster_execute(\$\$$cola\$\$)" >/dev/null
 moved=$(coord -c "SELECT sum(moved) FROM dof_cluster_rebalance(20)")
 check "$( [ "$moved" -gt 0 ] && echo moved)" "moved" "dof_cluster_rebalance moves documents to the new shard ($moved)"
 placement "0 1 2" "collection IN ('t', 'carga')"
@@ -153,6 +168,62 @@ check "$(diff "$work/prints_before" "$work/prints_after" >/dev/null && echo same
 coord -c "$(search_sql weighted false)" | cut -d'|' -f1,3,4 | sort > "$work/answers_after"
 check "$(diff "$work/answers_before" "$work/answers_after" >/dev/null && echo same)" "same" "three shards answer as two did"
 check "$(coord -c "SELECT sum(moved) FROM dof_cluster_rebalance()")" "0" "a second rebalance moves nothing"
+for i in 0 1; do shard_q "$i" -c "ALTER SYSTEM RESET pg_dof.queue_database" -c "SELECT pg_reload_conf()" >/dev/null; done
+drained
+check "$(for i in 0 1 2; do shard_q "$i" -c "SELECT d.source_id || ':' || count(c.id) || ':' || count(c.id) FILTER (WHERE c.content LIKE '%Segunda%' AND c.content NOT LIKE '%Primera%')
+                                           FROM dof_documents d LEFT JOIN dof_chunks c ON c.document_id = d.id WHERE d.collection = 'cola' GROUP BY d.source_id"; done \
+        | awk -F: '$2 > 0 && $2 == $3' | wc -l)" "40" "after the rebalance and the drain, each of the 40 holds its new body's chunks only (none moved with stale chunks)"
+
+# safe by default: a role granted nothing reaches no shard and runs no administration
+for side in coordinator 0 1 2; do
+  if [ "$side" = coordinator ]; then run_as() { coord "$@"; }; else run_as() { shard_q "$side" "$@"; }; fi
+  run_as -c "DROP ROLE IF EXISTS mallory" -c "CREATE ROLE mallory LOGIN"
+done
+for i in 0 1 2; do shard_q "$i" -c "GRANT SELECT ON ALL TABLES IN SCHEMA public TO mallory"; done
+mallory() { "$scripts/shards.sh" psql -X -At -q -U mallory "$@" 2>&1; }
+public_functions="SELECT string_agg(p.proname, ' ' ORDER BY p.proname) FROM pg_proc p
+  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'pg_dof_coordinator'
+  WHERE p.proacl IS NULL OR EXISTS (SELECT 1 FROM aclexplode(p.proacl) a WHERE a.grantee = 0 AND a.privilege_type = 'EXECUTE')"
+administration="dof_cluster_configure_shard dof_cluster_execute dof_cluster_export_misplaced dof_cluster_forget dof_cluster_import dof_cluster_rebalance dof_cluster_set_shards"
+listed="$(coord -c "$public_functions")"
+check "$(for f in $administration; do echo " $listed " | grep -q " $f " && echo "$f"; done | wc -l)" "0" \
+      "no administration function is executable by PUBLIC (PUBLIC may run: $listed)"
+check "$(coord -c "SELECT count(*) FROM pg_foreign_server s, aclexplode(s.srvacl) a WHERE s.srvname = 'dof_shards' AND a.grantee = 0")" "0" \
+      "USAGE on dof_shards is not granted to PUBLIC"
+check "$(mallory -c "SELECT dof_cluster_execute(\$\$copy (select 1) to program 'id'\$\$)" | grep -c 'permission denied for function dof_cluster_execute')" "1" \
+      "a role granted nothing may not call dof_cluster_execute"
+check "$(mallory -c "CREATE USER MAPPING FOR mallory SERVER dof_shards OPTIONS (user 'postgres')" | grep -c 'permission denied for foreign server')" "1" \
+      "nor map itself to the shards' superuser"
+check "$(mallory -c "SELECT count(*) FROM dof_hybrid_search('ley', collection => 't')" | grep -c 'permission denied for foreign server')" "1" \
+      "nor search before it is granted USAGE on dof_shards"
+coord -c "GRANT USAGE ON FOREIGN SERVER dof_shards TO mallory"
+check "$(mallory -c "SELECT count(*) > 0 FROM dof_hybrid_search('ley', collection => 't')")" "t" "a role granted USAGE searches, as itself on the shards"
+check "$(mallory -c "CREATE USER MAPPING FOR mallory SERVER dof_shards OPTIONS (user 'postgres')" | grep -c 'may map role "mallory" only to its own user name')" "1" \
+      "a role with USAGE may not map itself to another user on the shards"
+check "$(mallory -c "CREATE USER MAPPING FOR mallory SERVER dof_shards OPTIONS (user 'mallory')" -c "ALTER USER MAPPING FOR mallory SERVER dof_shards OPTIONS (SET user 'postgres')" | grep -c 'only to its own user name')" "1" \
+      "nor alter its own mapping to another user"
+check "$(mallory -c "SELECT count(*) > 0 FROM dof_hybrid_search('ley', collection => 't')")" "t" "its mapping to its own name works"
+check "$(mallory -c "SELECT dof_cluster_execute('SELECT 1')" | grep -c 'permission denied for function')" "1" "and it still may not call dof_cluster_execute"
+coord -c "DROP USER MAPPING FOR mallory SERVER dof_shards" -c "REVOKE USAGE ON FOREIGN SERVER dof_shards FROM mallory" -c "DROP ROLE mallory"
+for i in 0 1 2; do shard_q "$i" -c "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM mallory" -c "DROP ROLE mallory"; done
+
+# connection strings that name a user or a password are refused; so is leaving out a shard
+# that holds documents
+c0="$("$scripts/shards.sh" connection 0)"; c1="$("$scripts/shards.sh" connection 1)"
+for bad in "$c0 user=postgres" "$c0 password=secret" "postgresql://postgres@localhost/pg_dof"; do
+  check "$(coord -c "SELECT dof_cluster_set_shards(ARRAY['$bad', '$c1', '$connection2'])" 2>&1 | grep -c 'must not name user= or password=')" "1" \
+        "dof_cluster_set_shards refuses a connection string naming a user or password ($(echo "$bad" | sed 's/.* //'))"
+done
+check "$(coord -c "SELECT dof_cluster_set_shards(ARRAY['$c0', '$c1'])" 2>&1 | grep -c 'shard 2 would be left out of the cluster while it holds')" "1" \
+      "shrinking the cluster past a shard that holds documents is refused"
+check "$(coord -c "SELECT cardinality(dof_cluster_connections())")" "3" "and the cluster keeps its three shards"
+
+# a SET run on every shard would stay in PL/Proxy's pooled connections: refused, rolled back
+"$scripts/shards.sh" psql -X -At -q -c "SELECT dof_cluster_execute('SET pg_dof.allow_drop = on')" \
+  -c "SELECT sum(n) FROM dof_cluster_execute(\$\$SELECT 1 WHERE current_setting('pg_dof.allow_drop') = 'on'\$\$) n" > "$work/set" 2>&1
+check "$(grep -c 'must not change session settings' "$work/set")/$(tail -1 "$work/set")" "1/0" \
+      "dof_cluster_execute refuses a SET, and the next call in the session does not see it"
 
 # a put cancelled on the coordinator (statement_timeout) while its shard indexes a large
 # document: the shard's transaction rolls back whole, no document without its chunks
@@ -187,7 +258,7 @@ check "$(for i in 0 1 2; do shard_q "$i" -c "SELECT count(*) FROM pg_stat_activi
 shard_q 1 -c "UPDATE pg_extension SET extversion = '0.1.0' WHERE extname = 'pg_dof'"
 coord -c "SELECT count(*) FROM dof_hybrid_search('ley', collection => 't')" >/dev/null 2>"$work/err"
 check "$(grep -c 'different pg_dof versions' "$work/err")" "1" "a search over shards of different versions is refused"
-shard_q 1 -c "UPDATE pg_extension SET extversion = '0.2.0' WHERE extname = 'pg_dof'"
+shard_q 1 -c "UPDATE pg_extension SET extversion = '$(sed -n 's/^version = "\(.*\)"/\1/p' "$repo/Cargo.toml" | head -1)' WHERE extname = 'pg_dof'"
 
 # a shard that is down: the search fails naming it; the status view says which
 "$scripts/shards.sh" shard-stop 1 >/dev/null
