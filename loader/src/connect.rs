@@ -57,5 +57,20 @@ pub fn describe(config: &Config) -> String {
 }
 
 pub fn connect(config: &Config) -> Result<Client, String> {
-    config.connect(NoTls).map_err(|e| format!("cannot connect to {}: {e}", describe(config)))
+    config.connect(NoTls).map_err(|e| format!("cannot connect to {}: {}", describe(config), error_chain(&e)))
+}
+
+/// An error with every cause it carries ("db error: FATAL: password authentication failed
+/// for user ..."; the postgres crate's own text is only "db error").
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let more = inner.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        cause = inner.source();
+    }
+    text
 }

@@ -57,7 +57,27 @@ pub fn walk(roots: &[PathBuf], format: Format) -> Vec<(Found, Option<String>)> {
             out.push((Found { path, source_id }, problem));
         }
     }
+    mark_repeated_ids(&mut out);
     out
+}
+
+/// A source id is one document: a file whose id another file found earlier already has
+/// (a path given twice, the same name under two folders given, two non-UTF-8 names that
+/// read the same) fails, naming that file, instead of overwriting it or failing the whole
+/// batch both are written in.
+fn mark_repeated_ids(found: &mut [(Found, Option<String>)]) {
+    let mut first: std::collections::HashMap<String, PathBuf> = std::collections::HashMap::new();
+    for (file, problem) in found.iter_mut() {
+        match first.get(&file.source_id) {
+            Some(path) if problem.is_none() => {
+                *problem = Some(format!("the same source id as {} (each document needs its own)", path.display()));
+            }
+            Some(_) => {}
+            None => {
+                first.insert(file.source_id.clone(), file.path.clone());
+            }
+        }
+    }
 }
 
 fn takes(path: &Path, format: Format) -> bool {
@@ -71,10 +91,12 @@ fn takes(path: &Path, format: Format) -> bool {
     }
 }
 
-/// Reads, checks and converts one file.
+/// Reads, checks and converts one file. Only regular files are read (a link is followed):
+/// a device (`/dev/zero`) or a FIFO would be read forever or block the load.
 pub fn read(path: &Path, max_bytes: u64, format: Format) -> Read {
     match std::fs::metadata(path) {
         Err(error) => return Read::Failed(format!("cannot read: {error}")),
+        Ok(meta) if !meta.is_file() => return Read::Failed("not a regular file (a device, FIFO or socket): skipped".into()),
         Ok(meta) if meta.len() > max_bytes => {
             return Read::Failed(format!("{} bytes, over the size limit of {max_bytes} (--max-file-mb)", meta.len()))
         }
@@ -96,13 +118,14 @@ pub fn read(path: &Path, max_bytes: u64, format: Format) -> Read {
         other => other,
     };
     if kind == Format::Epub {
-        return match convert::epub(&bytes) {
+        return match convert::epub(&bytes, max_bytes) {
             Ok(parts) => Read::Ok { parts, sha256, bytes: size },
             Err(reason) => Read::Failed(reason),
         };
     }
     let text = match String::from_utf8(bytes) {
-        Ok(text) => text,
+        // a byte order mark is no text: left in, it hides the first line's heading
+        Ok(text) => text.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(text),
         Err(error) => return Read::Failed(format!("not UTF-8 (invalid byte at offset {})", error.utf8_error().valid_up_to())),
     };
     if text.contains('\0') {
@@ -119,4 +142,37 @@ pub fn read(path: &Path, max_bytes: u64, format: Format) -> Read {
         return Read::Failed("empty file".into());
     }
     Read::Ok { parts: vec![Part { suffix: None, markdown, metadata: Vec::new() }], sha256, bytes: size }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repeated_source_id_fails_the_later_file_only() {
+        let dir = std::env::temp_dir().join(format!("dof-files-{}", std::process::id()));
+        for sub in ["a", "b"] {
+            std::fs::create_dir_all(dir.join(sub)).unwrap();
+            std::fs::write(dir.join(sub).join("x.md"), "# X").unwrap();
+        }
+        let found = walk(&[dir.join("a"), dir.join("b"), dir.join("a").join("x.md")], Format::Auto);
+        let problems: Vec<(&str, bool)> = found.iter().map(|(f, p)| (f.source_id.as_str(), p.is_some())).collect();
+        assert_eq!(problems, [("x.md", false), ("x.md", true), ("x.md", true)]);
+        assert!(found[1].1.as_deref().unwrap().contains("a/x.md"), "{:?}", found[1].1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn special_files_are_skipped_and_a_bom_is_dropped() {
+        let dir = std::env::temp_dir().join(format!("dof-special-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.join("zero.md")).unwrap();
+        assert!(matches!(read(&dir.join("zero.md"), 1 << 20, Format::Auto), Read::Failed(r) if r.contains("not a regular file")));
+        std::fs::write(dir.join("bom.md"), "\u{feff}# Título\n\nTexto.").unwrap();
+        match read(&dir.join("bom.md"), 1 << 20, Format::Auto) {
+            Read::Ok { parts, .. } => assert!(parts[0].markdown.starts_with("# Título"), "{:?}", parts[0].markdown),
+            Read::Failed(reason) => panic!("{reason}"),
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

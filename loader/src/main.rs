@@ -135,26 +135,38 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
         let batch_rx = std::sync::Arc::new(std::sync::Mutex::new(batch_rx));
         writers.extend((0..args.jobs).map(|_| {
             let (batch_rx, results, config, collection) = (batch_rx.clone(), results.clone(), target.clone(), args.collection.clone());
+            // a writer that cannot connect (more --jobs than free connections) ends at once
+            // and the others write its share; its error is reported with the summary
             std::thread::spawn(move || -> Result<(), String> {
                 let mut client = connect::connect(&config)?;
                 loop {
                     let Ok(batch) = batch_rx.lock().expect("a writer panicked").recv() else { return Ok(()) };
-                    let updated = batch.rows.iter().filter(|(_, is_update)| *is_update).count();
-                    let rows: Vec<store::Row> = batch.rows.into_iter().map(|(row, _)| row).collect();
-                    let outcome = match store::write(&mut client, &collection, &rows, &batch.removed) {
-                        Ok(removed) => Ok((rows.len() - updated, updated, removed as usize)),
-                        Err(error) => Err((rows.into_iter().map(|r| r.source_id).chain(batch.removed).collect(), error)),
-                    };
-                    let _ = results.send(outcome);
+                    let _ = results.send(write_batch(&mut client, &config, &collection, batch));
                 }
             })
         }));
     }
     drop(results);
-    let mut send = |batch: store::Batch| -> Result<(), String> {
-        let routed = if targets.len() == 1 { vec![batch] } else { shards::route(&mut client, batch, targets.len())? };
+    let mut send = |batch: store::Batch| -> Result<(), (store::Batch, String)> {
+        let routed = if targets.len() == 1 {
+            vec![batch]
+        } else {
+            let mut owners = shards::owners(&mut client, &batch, targets.len());
+            if owners.is_err() && client.is_closed() {
+                // the coordinator connection was lost (a restart, pg_terminate_backend): once more
+                match connect::connect(&config) {
+                    Ok(fresh) => client = fresh,
+                    Err(error) => return Err((batch, error)),
+                }
+                owners = shards::owners(&mut client, &batch, targets.len());
+            }
+            match owners {
+                Ok(owners) => shards::split(batch, &owners, targets.len()),
+                Err(error) => return Err((batch, error)),
+            }
+        };
         for (target, part) in routed.into_iter().enumerate().filter(|(_, part)| !part.is_empty()) {
-            batches[target].send(part).map_err(|_| "every writer stopped".to_string())?;
+            batches[target].send(part).map_err(|unsent| (unsent.0, "no writer is left to write it".to_string()))?;
         }
         Ok(())
     };
@@ -169,7 +181,13 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
     let mut batch = store::Batch::default();
     let mut batch_bytes = 0usize;
     let mut last_line = Instant::now();
+    // why the load stopped sending: every file after that point is failed with it
+    let mut stopped: Option<String> = None;
     for (done, (file, problem)) in found.iter().enumerate() {
+        if let Some(reason) = &stopped {
+            summary.failed.push((file.source_id.clone(), format!("not loaded: {reason}")));
+            continue;
+        }
         if let Some(problem) = problem {
             summary.failed.push((file.source_id.clone(), problem.clone()));
             continue;
@@ -180,6 +198,9 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                 summary.bytes += bytes;
                 progress.inc(bytes as u64);
                 let captured = path_metadata.as_ref().and_then(|p| p.captures(&file.source_id)).unwrap_or_default();
+                // only a file read as parts (an EPUB's chapters) has parts that can be gone:
+                // `a.md#old/b.md` is another file, not a part of `a.md`
+                let in_parts = parts.iter().any(|part| part.suffix.is_some());
                 let mut current = std::collections::HashSet::new();
                 for part in parts {
                     let source_id = match &part.suffix {
@@ -200,12 +221,15 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                     batch_bytes += part.markdown.len();
                     batch.rows.push((store::Row { source_id, body: part.markdown, metadata: metadata.into() }, known.is_some()));
                 }
-                let gone = parts_of_file.get(file.source_id.as_str()).into_iter().flatten().filter(|id| !current.contains(**id));
-                batch.removed.extend(gone.map(|id| id.to_string()));
-                if (batch.rows.len() + batch.removed.len() >= args.batch_size || batch_bytes >= 16 << 20)
-                    && send(std::mem::take(&mut batch)).is_err()
-                {
-                    break; // every writer stopped (joining them below says why), or the coordinator failed
+                if in_parts {
+                    let gone = parts_of_file.get(file.source_id.as_str()).into_iter().flatten().filter(|id| !current.contains(**id));
+                    batch.removed.extend(gone.map(|id| id.to_string()));
+                }
+                if batch.rows.len() + batch.removed.len() >= args.batch_size || batch_bytes >= 16 << 20 {
+                    if let Err((unsent, reason)) = send(std::mem::take(&mut batch)) {
+                        summary.failed.extend(unsent.source_ids().map(|id| (id, format!("not loaded: {reason}"))));
+                        stopped = Some(reason);
+                    }
                 }
                 batch_bytes = if batch.is_empty() { 0 } else { batch_bytes };
             }
@@ -219,32 +243,96 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
             last_line = Instant::now();
         }
     }
-    let last = if batch.is_empty() { Ok(()) } else { send(batch) };
-    drop(batches);
-    for writer in writers {
-        writer.join().expect("a writer panicked")?;
+    if !batch.is_empty() {
+        if let Err((unsent, reason)) = send(batch) {
+            summary.failed.extend(unsent.source_ids().map(|id| (id, format!("not loaded: {reason}"))));
+        }
     }
-    last?;
+    drop(batches);
+    let mut writer_errors = Vec::new();
+    for writer in writers {
+        if let Err(error) = writer.join().expect("a writer panicked") {
+            writer_errors.push(error);
+        }
+    }
     while let Ok(outcome) = result_rx.try_recv() {
         tally(&mut summary, outcome);
     }
     progress.finish_and_clear();
     print_summary(&summary, started.elapsed());
+    if !writer_errors.is_empty() {
+        eprintln!(
+            "dof load: {} of {} writer connections failed ({}); the others wrote their share",
+            writer_errors.len(),
+            targets.len() * args.jobs,
+            writer_errors[0]
+        );
+    }
     Ok(summary)
 }
 
-/// A written batch: added, updated and removed documents; or its documents and the error.
-type Outcome = Result<(usize, usize, usize), (Vec<String>, String)>;
+/// Writes one batch in one transaction; when that fails, each document in a transaction
+/// of its own, so one bad document (a NUL in its metadata, a trigger's error) fails alone
+/// and names itself. A lost connection is opened again once.
+fn write_batch(client: &mut postgres::Client, config: &postgres::Config, collection: &str, batch: store::Batch) -> Outcome {
+    let mut outcome = Outcome::default();
+    let rows: Vec<store::Row> = batch.rows.into_iter().map(|(row, _)| row).collect();
+    let attempt = |client: &mut postgres::Client, rows: &[store::Row], removed: &[String]| {
+        let result = store::write(client, collection, rows, removed);
+        if result.is_err() && client.is_closed() {
+            if let Ok(fresh) = connect::connect(config) {
+                *client = fresh;
+                return store::write(client, collection, rows, removed);
+            }
+        }
+        result
+    };
+    let count = |written: store::Written, rows: &[store::Row], outcome: &mut Outcome| {
+        outcome.added += written.inserted;
+        outcome.updated += written.updated;
+        outcome.removed += written.deleted as usize;
+        outcome.unchanged += rows.len() - written.inserted - written.updated;
+    };
+    match attempt(client, &rows, &batch.removed) {
+        Ok(written) => count(written, &rows, &mut outcome),
+        Err(_) if rows.len() + batch.removed.len() > 1 => {
+            for row in rows.chunks(1) {
+                match attempt(client, row, &[]) {
+                    Ok(written) => count(written, row, &mut outcome),
+                    Err(error) => outcome.failed.push((row[0].source_id.clone(), format!("not written: {error}"))),
+                }
+            }
+            if !batch.removed.is_empty() {
+                match attempt(client, &[], &batch.removed) {
+                    Ok(written) => outcome.removed += written.deleted as usize,
+                    Err(error) => outcome.failed.extend(batch.removed.iter().map(|id| (id.clone(), format!("not removed: {error}")))),
+                }
+            }
+        }
+        Err(error) => outcome
+            .failed
+            .extend(rows.iter().map(|r| r.source_id.clone()).chain(batch.removed).map(|id| (id, format!("not written: {error}")))),
+    }
+    outcome
+}
+
+/// What one batch did: documents added, updated, unchanged (stored meanwhile with the same
+/// content) and removed, and those that failed with why.
+#[derive(Default)]
+struct Outcome {
+    added: usize,
+    updated: usize,
+    unchanged: usize,
+    removed: usize,
+    failed: Vec<(String, String)>,
+}
 
 fn tally(summary: &mut Summary, outcome: Outcome) {
-    match outcome {
-        Ok((added, updated, removed)) => {
-            summary.added += added;
-            summary.updated += updated;
-            summary.removed += removed;
-        }
-        Err((ids, error)) => summary.failed.extend(ids.into_iter().map(|id| (id, format!("batch not written: {error}")))),
-    }
+    summary.added += outcome.added;
+    summary.updated += outcome.updated;
+    summary.unchanged += outcome.unchanged;
+    summary.removed += outcome.removed;
+    summary.failed.extend(outcome.failed);
 }
 
 fn progress_bar(total_bytes: u64) -> ProgressBar {

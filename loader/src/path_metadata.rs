@@ -6,6 +6,10 @@
 
 use regex::Regex;
 
+/// Metadata keys the loader sets on every document: the file's path and its content hash
+/// (what a rerun compares). A path part captured under one of them would overwrite it.
+pub const RESERVED_KEYS: [&str; 2] = ["path", "content_sha256"];
+
 pub struct PathMetadata {
     regex: Regex,
     keys: Vec<String>,
@@ -22,6 +26,9 @@ impl PathMetadata {
                 let key = &after[..end];
                 if key.is_empty() || !key.chars().all(|c| c.is_alphanumeric() || c == '_') || keys.iter().any(|k| k == key) {
                     return Err(format!("--path-metadata: bad or repeated key {key:?} in {pattern:?}"));
+                }
+                if RESERVED_KEYS.contains(&key) {
+                    return Err(format!("--path-metadata: {{{key}}} is a key the loader writes itself ({})", RESERVED_KEYS.join(", ")));
                 }
                 source.push_str("([^/]+?)");
                 keys.push(key.to_string());

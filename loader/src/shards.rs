@@ -36,18 +36,24 @@ pub fn targets(coordinator: &mut Client, config: &Config) -> Result<Vec<Config>,
         .collect()
 }
 
-/// Splits a batch by owning shard (one round trip to the coordinator per batch).
-pub fn route(coordinator: &mut Client, batch: store::Batch, shards: usize) -> Result<Vec<store::Batch>, String> {
+/// The shard owning each of a batch's documents, rows then removed ones (one round trip to
+/// the coordinator per batch).
+pub fn owners(coordinator: &mut Client, batch: &store::Batch, shards: usize) -> Result<Vec<usize>, String> {
     let ids: Vec<&str> = batch.rows.iter().map(|(row, _)| row.source_id.as_str()).chain(batch.removed.iter().map(String::as_str)).collect();
     let owners: Vec<usize> = coordinator
         .query("SELECT dof_shard_of(s) FROM unnest($1::text[]) WITH ORDINALITY AS u(s, i) ORDER BY i", &[&ids])
-        .map_err(|e| format!("asking the coordinator for the shards: {e}"))?
+        .map_err(|e| format!("asking the coordinator for the shards: {}", crate::connect::error_chain(&e)))?
         .into_iter()
         .map(|row| usize::try_from(row.get::<_, i32>(0)).map_err(|_| "a negative shard number".to_string()))
         .collect::<Result<_, _>>()?;
     if let Some(shard) = owners.iter().find(|&&shard| shard >= shards) {
         return Err(format!("shard {shard} is not among the {shards} the coordinator listed"));
     }
+    Ok(owners)
+}
+
+/// Splits a batch by the owners [`owners`] gave, one batch per shard.
+pub fn split(batch: store::Batch, owners: &[usize], shards: usize) -> Vec<store::Batch> {
     let mut parts: Vec<store::Batch> = (0..shards).map(|_| store::Batch::default()).collect();
     let (row_owners, removed_owners) = owners.split_at(batch.rows.len());
     for (entry, &shard) in batch.rows.into_iter().zip(row_owners) {
@@ -56,5 +62,5 @@ pub fn route(coordinator: &mut Client, batch: store::Batch, shards: usize) -> Re
     for (source_id, &shard) in batch.removed.into_iter().zip(removed_owners) {
         parts[shard].removed.push(source_id);
     }
-    Ok(parts)
+    parts
 }

@@ -28,6 +28,11 @@ impl Batch {
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty() && self.removed.is_empty()
     }
+
+    /// Every document the batch names, written or removed.
+    pub fn source_ids(self) -> impl Iterator<Item = String> {
+        self.rows.into_iter().map(|(row, _)| row.source_id).chain(self.removed)
+    }
 }
 
 /// source_id → content hash of the documents the collection holds (None: loaded some other
@@ -45,30 +50,40 @@ pub fn existing(client: &mut Client, collection: &str) -> Result<HashMap<String,
     Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
-/// Inserts or updates `rows` and deletes `removed` in one transaction; returns how many
-/// were deleted.
-pub fn write(client: &mut Client, collection: &str, rows: &[Row], removed: &[String]) -> Result<u64, String> {
+/// What one transaction wrote: rows inserted, rows updated, documents deleted. A row
+/// neither inserted nor updated was already stored with the same content (another load).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    pub inserted: usize,
+    pub updated: usize,
+    pub deleted: u64,
+}
+
+/// Inserts or updates `rows` and deletes `removed` in one transaction.
+pub fn write(client: &mut Client, collection: &str, rows: &[Row], removed: &[String]) -> Result<Written, String> {
     let ids: Vec<&str> = rows.iter().map(|r| r.source_id.as_str()).collect();
     let bodies: Vec<&str> = rows.iter().map(|r| r.body.as_str()).collect();
     let metadata: Vec<String> = rows.iter().map(|r| r.metadata.to_string()).collect();
-    let mut transaction = client.transaction().map_err(|e| e.to_string())?;
-    transaction
-        .execute(
+    let mut transaction = client.transaction().map_err(database_error)?;
+    let returned = transaction
+        .query(
             "INSERT INTO dof_documents (collection, source_id, body, metadata)
              SELECT $1, s, b, m::jsonb FROM unnest($2::text[], $3::text[], $4::text[]) AS t(s, b, m)
              ON CONFLICT (collection, source_id) DO UPDATE
                 SET body = EXCLUDED.body, metadata = dof_documents.metadata || EXCLUDED.metadata, updated_at = now()
-                WHERE dof_documents.metadata->>'content_sha256' IS DISTINCT FROM EXCLUDED.metadata->>'content_sha256'",
+                WHERE dof_documents.metadata->>'content_sha256' IS DISTINCT FROM EXCLUDED.metadata->>'content_sha256'
+             RETURNING xmax = 0",
             &[&collection, &ids, &bodies, &metadata],
         )
         .map_err(database_error)?;
+    let inserted = returned.iter().filter(|row| row.get::<_, bool>(0)).count();
     let deleted = transaction
         .execute("DELETE FROM dof_documents WHERE collection = $1 AND source_id = ANY ($2)", &[&collection, &removed])
         .map_err(database_error)?;
-    transaction.commit().map_err(|e| e.to_string())?;
-    Ok(deleted)
+    transaction.commit().map_err(database_error)?;
+    Ok(Written { inserted, updated: returned.len() - inserted, deleted })
 }
 
 fn database_error(error: postgres::Error) -> String {
-    error.as_db_error().map_or_else(|| error.to_string(), |db| format!("{} ({})", db.message(), db.code().code()))
+    error.as_db_error().map_or_else(|| crate::connect::error_chain(&error), |db| format!("{} ({})", db.message(), db.code().code()))
 }
