@@ -4,7 +4,10 @@
 # completes the set with no duplicate and no gap; bad files (empty, not UTF-8, binary, over
 # the size limit, a broken link) are reported one by one with a reason while the rest
 # loads, and the exit status says something failed; a changed file is updated; the
-# password of a connection string is never printed. Deferred collections: no embedding.
+# password of a connection string is never printed. Hostile files fail alone, each with its
+# reason, and never take the loader down: a zip bomb, deeply nested HTML, a link to
+# /dev/zero, a FIFO, repeated source ids, a NUL in an EPUB title beside good files, a name
+# holding "#". Deferred collections: no embedding.
 set -uo pipefail
 . "$(dirname "$0")/common.bash"
 . "$scripts/config.sh"
@@ -115,4 +118,65 @@ check "$(echo "$out" | awk -F'|' '/^\| [0-9]/ {gsub(/ /, "", $3); gsub(/ /, "", 
 check "$(q -c "SELECT string_agg(source_id, ',' ORDER BY source_id) FROM dof_documents WHERE collection = 'libros'")" \
   "aviso.html,ley.epub#000-b.xhtml" "the removed chapter's document is gone"
 rm -rf "$books"
+
+# hostile files, generated here: each fails alone, with its reason, in one run that ends
+# with a summary; the good files beside them load
+hostile="$(mktemp -d)"
+q -c "INSERT INTO dof_collections (name, model, deferred) VALUES ('hostil', 'hash-384', true)"
+python3 - "$hostile" <<'PY'
+import os, sys, zipfile
+d = sys.argv[1]
+def epub(path, title, body):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("mimetype", "application/epub+zip")
+        z.writestr("META-INF/container.xml", '<container xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OPS/book.opf"/></rootfiles></container>')
+        z.writestr("OPS/book.opf", '<package xmlns="http://www.idpf.org/2007/opf" xmlns:dc="http://purl.org/dc/elements/1.1/"><metadata><dc:title>' + title + '</dc:title></metadata>'
+                   '<manifest><item id="a" href="a.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/></spine></package>')
+        z.writestr("OPS/a.xhtml", body)
+# a zip bomb: one entry of 200 MB that deflates to ~200 KB
+epub(os.path.join(d, "bomba.epub"), "Bomba", "<p>" + "a" * (200 << 20) + "</p>")
+# a NUL in the title (jsonb refuses it): fails alone in a batch of good files
+epub(os.path.join(d, "nul.epub"), "Ley\u0000Nula", "<h1>Ley</h1><p>Texto.</p>")
+for i in range(6):
+    open(os.path.join(d, f"bueno{i}.md"), "w").write(f"# Bueno {i}\n\nUn documento correcto número {i}.")
+open(os.path.join(d, "divs.html"), "w").write("<div>" * 10000 + "x" + "</div>" * 10000)
+open(os.path.join(d, "listas.html"), "w").write("<ul><li>" * 20000 + "x")
+open(os.path.join(d, "negritas.html"), "w").write("<b>" * 100000 + "x")
+os.symlink("/dev/zero", os.path.join(d, "zero.md"))
+os.mkfifo(os.path.join(d, "tubo.md"))
+PY
+start=$(date +%s)
+out=$(timeout 120 "$dof" load "$hostile" --collection hostil --max-file-mb 64 2>&1); status=$?
+check "$status" "1" "hostile files: the load ends (no abort, no hang: $(( $(date +%s) - start )) s) and its exit status says files failed"
+check "$(echo "$out" | grep -c '^| added')" "1" "with its summary"
+check "$(echo "$out" | grep -c '^failed: bomba.epub: EPUB entries inflate to over 67108864 bytes')" "1" "a zip bomb fails at --max-file-mb of inflated bytes"
+check "$(echo "$out" | grep -cE '^failed: (divs|listas|negritas).html: HTML nested [0-9]+ elements deep')" "3" "deeply nested HTML (divs, unclosed lists, 100,000 <b>) fails unparsed"
+check "$(echo "$out" | grep -cE '^failed: (zero|tubo).md: not a regular file')" "2" "a link to /dev/zero and a FIFO are skipped"
+check "$(echo "$out" | grep -c '^failed: nul.epub#000-a.xhtml: not written:.*22P05')" "1" "a NUL in an EPUB title fails that document alone, named"
+check "$(q -c "SELECT count(*) FROM dof_documents WHERE collection = 'hostil'")" "6" "and the six good files beside it are stored"
+rm -rf "$hostile"
+
+# repeated source ids: the later file fails, naming the first; nothing is overwritten
+dups="$(mktemp -d)"; mkdir -p "$dups/a" "$dups/b" "$dups/c/a.md#viejo"
+printf '# Primero\n\nEl primero.' > "$dups/a/x.md"; printf '# Segundo\n\nEl segundo.' > "$dups/b/x.md"
+out=$("$dof" load "$dups/a" "$dups/b" --collection hostil 2>&1); status=$?
+check "$status:$(echo "$out" | grep -c "^failed: x.md: the same source id as $dups/a/x.md")" "1:1" "a repeated source id fails the later file, naming the first"
+check "$(q -c "SELECT body FROM dof_documents WHERE collection = 'hostil' AND source_id = 'x.md'")" "# Primero
+
+El primero." "the first file's document is stored, not overwritten"
+# a name holding '#' is a file of its own, not a part of a.md: a rerun removes nothing
+printf '# A\n\nTexto a.' > "$dups/c/a.md"; printf '# B\n\nTexto b.' > "$dups/c/a.md#viejo/b.md"
+"$dof" load "$dups/c" --collection hostil >/dev/null 2>&1
+printf '# A\n\nTexto a, cambiado.' > "$dups/c/a.md"
+out=$("$dof" load "$dups/c" --collection hostil 2>/dev/null)
+check "$(echo "$out" | awk -F'|' '/^\| [0-9]/ {gsub(/ /, "", $3); gsub(/ /, "", $10); print $3 "/" $10}'):$(q -c "SELECT count(*) FROM dof_documents WHERE source_id = 'a.md#viejo/b.md'")" "1/0:1" \
+      "a changed a.md is updated and a.md#viejo/b.md is not removed"
+# --jobs over the free connections: the writers that connect do the work, with a summary
+q -c "ALTER SYSTEM SET max_connections = 20" >/dev/null; "$scripts/cluster.sh" restart >/dev/null 2>&1
+out=$("$dof" load "$pe" --collection hostil --jobs 40 2>&1); status=$?
+check "$status:$(echo "$out" | grep -c '^| added'):$(echo "$out" | grep -c 'writer connections failed')" "0:1:1" \
+      "--jobs 40 with max_connections 20: the load completes, summarised, saying how many writers could not connect"
+check "$(q -c "SELECT count(*) FROM dof_documents WHERE collection = 'hostil' AND source_id NOT LIKE '%.md%#%' AND source_id NOT IN ('x.md', 'a.md', 'a.md#viejo/b.md')" )" "$((files + 6))" "every file stored"
+q -c "ALTER SYSTEM RESET max_connections" >/dev/null; "$scripts/cluster.sh" restart >/dev/null 2>&1
+rm -rf "$dups"
 finish
