@@ -47,8 +47,8 @@ fixtures: setup ## regenerate the golden vectors with Python ONNX Runtime
 	@source scripts/config.sh && "$$PG_DOF_CACHE/venv/bin/python" model-prep/reference_embeddings.py \
 	  "$$MODEL_DIR/model.onnx" "$$MODEL_DIR/tokenizer.json" tests/fixtures/e5_reference.json
 
-fuzz: ## fuzz classify + chunk (FUZZ_SECONDS=1800; bash's own SECONDS would start at 0, which libFuzzer reads as "forever")
-	@scripts/fuzz.sh $${FUZZ_SECONDS:-1800}
+fuzz: ## fuzz every target in turn (FUZZ_SECONDS=1800 each, FUZZ_TARGETS='classify blocks'; bash's own SECONDS would start at 0, which libFuzzer reads as "forever")
+	@scripts/fuzz.sh $${FUZZ_SECONDS:-1800} $${FUZZ_TARGETS:-}
 
 test-core:
 	@scripts/test.sh core

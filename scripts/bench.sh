@@ -32,6 +32,8 @@ log "ONNX Runtime's spinning threads (pg_dof.onnx_spinning): one session alone a
 bash bench/scripts/onnx_spinning.sh
 log "small documents: dof_embed with 1, 4, 16 and all texts per call (should a queue batch embed its small documents together?)"
 bash bench/scripts/small_documents.sh
+log "search while ingesting: hybrid p50/p95 with no writer, two inline writers, and two writers capped (1 model thread, no spinning), alternating"
+bash bench/scripts/search_under_ingest.sh
 log "scale-out: a PL/Proxy coordinator over two shards vs one server (ingest, hybrid search p50/p95), same machine"
 bash bench/scripts/scale_out.sh
 log "ingest path: 0.1.0's SQL chunk -> embed_late vs the one chunk-and-embed call, same library and documents"

@@ -15,9 +15,11 @@ for tier in "${tiers[@]}"; do
       log "tier 0: cargo fmt --check and clippy -D warnings (workspace and fuzz target, every target)"
       cargo fmt --all --check
       cargo clippy --release --workspace --all-targets -- -D warnings
-      # the fuzz target is its own crate (cargo-fuzz's layout), outside the workspace
-      cargo fmt --manifest-path src/core/fuzz/Cargo.toml --check
-      cargo clippy --release --manifest-path src/core/fuzz/Cargo.toml --all-targets -- -D warnings
+      # the fuzz targets are crates of their own (cargo-fuzz's layout), outside the workspace
+      for fuzz in src/core/fuzz loader/fuzz; do
+        cargo fmt --manifest-path "$fuzz/Cargo.toml" --check
+        cargo clippy --release --manifest-path "$fuzz/Cargo.toml" --all-targets -- -D warnings
+      done
       ;;
     core)
       log "tier 1: dof_core (no PostgreSQL), release build"

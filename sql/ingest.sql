@@ -312,13 +312,16 @@ $$;
 
 -- Queues every document of a collection (all when NULL) for re-indexing, e.g. after
 -- changing its model or chunking settings: the background workers (or a CALL of
--- dof_process_queue) take it from there.
+-- dof_process_queue) take it from there. A collection that does not exist is an error
+-- (dof_collection's), not 0 documents queued.
 CREATE FUNCTION dof_requeue(collection_name text DEFAULT NULL) RETURNS bigint
     LANGUAGE sql SET search_path FROM CURRENT
 BEGIN ATOMIC
-    WITH queued AS (
+    WITH target AS MATERIALIZED (
+        SELECT CASE WHEN collection_name IS NOT NULL THEN (dof_collection(collection_name)).name END AS name
+    ), queued AS (
         INSERT INTO dof_queue (document_id)
-        SELECT id FROM dof_documents WHERE collection_name IS NULL OR collection = collection_name
+        SELECT d.id FROM dof_documents d, target t WHERE t.name IS NULL OR d.collection = t.name
         ON CONFLICT (document_id) DO UPDATE SET status = 'queued', error = NULL, attempts = 0, queued_at = now(), processed_at = NULL
         RETURNING 1)
     SELECT count(*) FROM queued;

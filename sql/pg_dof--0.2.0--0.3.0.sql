@@ -71,3 +71,17 @@ BEGIN
     LIMIT batch_size;
 END
 $$;
+
+-- dof_requeue refuses a collection that does not exist (it queued nothing and returned 0).
+CREATE OR REPLACE FUNCTION dof_requeue(collection_name text DEFAULT NULL) RETURNS bigint
+    LANGUAGE sql SET search_path FROM CURRENT
+BEGIN ATOMIC
+    WITH target AS MATERIALIZED (
+        SELECT CASE WHEN collection_name IS NOT NULL THEN (dof_collection(collection_name)).name END AS name
+    ), queued AS (
+        INSERT INTO dof_queue (document_id)
+        SELECT d.id FROM dof_documents d, target t WHERE t.name IS NULL OR d.collection = t.name
+        ON CONFLICT (document_id) DO UPDATE SET status = 'queued', error = NULL, attempts = 0, queued_at = now(), processed_at = NULL
+        RETURNING 1)
+    SELECT count(*) FROM queued;
+END;

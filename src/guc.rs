@@ -213,15 +213,30 @@ fn cores() -> usize {
 
 /// Queue workers to register: the setting, or (-1) as many as the cores allow at
 /// `pg_dof.queue_worker_threads` each, 4 when that is 0 (ONNX Runtime's intra-op threads
-/// stop paying off beyond about 4 for e5-small); at least one.
+/// stop paying off beyond about 4 for e5-small); at least one. Never more than
+/// [`queue_worker_cap`]: 64 workers with `max_worker_processes` 8 took every slot, and
+/// parallel query got none.
 pub fn queue_workers() -> usize {
-    match QUEUE_WORKERS.get() {
+    let wanted = match QUEUE_WORKERS.get() {
         n if n >= 0 => n as usize,
         _ => match QUEUE_WORKER_THREADS.get() {
             0 => (cores() / MAX_AUTO_THREADS).max(1),
             threads => (cores() / threads as usize).max(1),
         },
-    }
+    };
+    // SAFETY: a plain read of a server setting fixed at postmaster start
+    wanted.min(queue_worker_cap(unsafe { pg_sys::max_worker_processes }))
+}
+
+/// The most queue workers a server with `max_worker_processes` slots runs: half of them
+/// (at least one), so parallel query and other extensions keep the rest.
+pub fn queue_worker_cap(max_worker_processes: i32) -> usize {
+    (usize::try_from(max_worker_processes).unwrap_or(0) / 2).max(1)
+}
+
+/// The `pg_dof.queue_workers` setting as given (before [`queue_worker_cap`]).
+pub fn queue_workers_setting() -> i32 {
+    QUEUE_WORKERS.get()
 }
 
 /// ONNX Runtime threads per queue worker: the setting, or the cores shared among them.

@@ -33,7 +33,16 @@ pub fn register() {
     if !unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
         return;
     }
-    for index in 0..guc::queue_workers() {
+    let workers = guc::queue_workers();
+    if usize::try_from(guc::queue_workers_setting()).is_ok_and(|wanted| wanted > workers) {
+        // SAFETY: a plain read of a server setting fixed at postmaster start
+        let slots = unsafe { pg_sys::max_worker_processes };
+        warning!(
+            "pg_dof.queue_workers = {} is over half of max_worker_processes ({slots}): starting {workers} queue workers",
+            guc::queue_workers_setting()
+        );
+    }
+    for index in 0..workers {
         BackgroundWorkerBuilder::new(&format!("pg_dof queue worker {index}"))
             .set_type("pg_dof queue worker")
             .set_library("pg_dof")

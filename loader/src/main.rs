@@ -7,7 +7,6 @@
 //! connection is a pg_dof_coordinator, and each document goes straight to its shard.
 
 mod connect;
-mod convert;
 mod files;
 mod path_metadata;
 mod shards;
@@ -20,6 +19,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
+use dof_loader::convert;
 use files::{Format, Read};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use path_metadata::PathMetadata;
@@ -158,6 +158,7 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                     Ok(fresh) => client = fresh,
                     Err(error) => return Err((batch, error)),
                 }
+                eprintln!("dof load: the connection to the coordinator was lost; connected again");
                 owners = shards::owners(&mut client, &batch, targets.len());
             }
             match owners {
@@ -219,7 +220,7 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                     metadata.extend(captured.iter().map(|(k, v)| (k.clone(), serde_json::Value::from(v.clone()))));
                     metadata.extend(part.metadata);
                     batch_bytes += part.markdown.len();
-                    batch.rows.push((store::Row { source_id, body: part.markdown, metadata: metadata.into() }, known.is_some()));
+                    batch.rows.push(store::Row { source_id, body: part.markdown, metadata: metadata.into() });
                 }
                 if in_parts {
                     let gone = parts_of_file.get(file.source_id.as_str()).into_iter().flatten().filter(|id| !current.contains(**id));
@@ -276,7 +277,7 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
 /// and names itself. A lost connection is opened again once.
 fn write_batch(client: &mut postgres::Client, config: &postgres::Config, collection: &str, batch: store::Batch) -> Outcome {
     let mut outcome = Outcome::default();
-    let rows: Vec<store::Row> = batch.rows.into_iter().map(|(row, _)| row).collect();
+    let rows = batch.rows;
     let attempt = |client: &mut postgres::Client, rows: &[store::Row], removed: &[String]| {
         let result = store::write(client, collection, rows, removed);
         if result.is_err() && client.is_closed() {

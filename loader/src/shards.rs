@@ -39,7 +39,7 @@ pub fn targets(coordinator: &mut Client, config: &Config) -> Result<Vec<Config>,
 /// The shard owning each of a batch's documents, rows then removed ones (one round trip to
 /// the coordinator per batch).
 pub fn owners(coordinator: &mut Client, batch: &store::Batch, shards: usize) -> Result<Vec<usize>, String> {
-    let ids: Vec<&str> = batch.rows.iter().map(|(row, _)| row.source_id.as_str()).chain(batch.removed.iter().map(String::as_str)).collect();
+    let ids: Vec<&str> = batch.rows.iter().map(|row| row.source_id.as_str()).chain(batch.removed.iter().map(String::as_str)).collect();
     let owners: Vec<usize> = coordinator
         .query("SELECT dof_shard_of(s) FROM unnest($1::text[]) WITH ORDINALITY AS u(s, i) ORDER BY i", &[&ids])
         .map_err(|e| format!("asking the coordinator for the shards: {}", crate::connect::error_chain(&e)))?

@@ -16,11 +16,11 @@ pub struct Row {
     pub metadata: serde_json::Value,
 }
 
-/// What one transaction writes: documents to add or update (each with whether it is an
-/// update), and documents to delete (parts of changed files that are gone).
+/// What one transaction writes: documents to add or update, and documents to delete (parts
+/// of changed files that are gone).
 #[derive(Default)]
 pub struct Batch {
-    pub rows: Vec<(Row, bool)>,
+    pub rows: Vec<Row>,
     pub removed: Vec<String>,
 }
 
@@ -31,7 +31,7 @@ impl Batch {
 
     /// Every document the batch names, written or removed.
     pub fn source_ids(self) -> impl Iterator<Item = String> {
-        self.rows.into_iter().map(|(row, _)| row.source_id).chain(self.removed)
+        self.rows.into_iter().map(|row| row.source_id).chain(self.removed)
     }
 }
 
@@ -42,7 +42,8 @@ pub fn existing(client: &mut Client, collection: &str) -> Result<HashMap<String,
         .query_one("SELECT count(*) FROM dof_collections WHERE name = $1", &[&collection])
         .map_err(|e| format!("reading dof_collections: {e} (is pg_dof installed in this database?)"))?;
     if exists.get::<_, i64>(0) == 0 {
-        return Err(format!("collection {collection:?} does not exist: INSERT INTO dof_collections (name) VALUES ('{collection}') first"));
+        let literal = collection.replace('\'', "''");
+        return Err(format!("collection {collection:?} does not exist: INSERT INTO dof_collections (name) VALUES ('{literal}') first"));
     }
     let rows = client
         .query("SELECT source_id, metadata->>'content_sha256' FROM dof_documents WHERE collection = $1", &[&collection])

@@ -42,6 +42,15 @@ fn spec(
     spec
 }
 
+/// A model's dimension as given to the embedding functions: at least 1 (a negative one
+/// read as 0 gave a 1-dimensional vector). Only the registration probe passes 0, "unknown".
+fn checked_dimension(dimension: i32) -> i32 {
+    if dimension < 1 {
+        raise_invalid_parameter(&format!("dimension must be at least 1, got {dimension}"));
+    }
+    dimension
+}
+
 /// The spec of a `dof_models` row, passed from SQL as one value, with its prefixes.
 pub(crate) fn spec_of_row(model: &PgHeapTuple<'_, AllocatedByRust>) -> ModelSpec {
     let text = |field: &str| -> Option<String> {
@@ -121,7 +130,7 @@ fn dof_embed_query_internal(
     revision: &str,
 ) -> Option<Vec<f32>> {
     let query = [Some(query?.to_string())]; // NULL in, NULL out, as a strict function
-    let spec = spec(kind, name, model_file, tokenizer_file, dimension, max_positions, revision);
+    let spec = spec(kind, name, model_file, tokenizer_file, checked_dimension(dimension), max_positions, revision);
     let texts = inputs(&query, "query", Rule::AtMostBytes(MAX_TEXT_BYTES));
     match backend_models::embed(&spec, &texts, prefix, &mut check_interrupts) {
         Ok(mut vectors) => vectors.pop(),
@@ -143,7 +152,7 @@ fn dof_embed_internal(
     revision: &str,
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let texts = texts.unwrap_or_else(|| raise_null_argument("texts"));
-    let spec = spec(kind, name, model_file, tokenizer_file, dimension, max_positions, revision);
+    let spec = spec(kind, name, model_file, tokenizer_file, checked_dimension(dimension), max_positions, revision);
     let texts = inputs(&texts, "texts", Rule::AtMostBytes(MAX_TEXT_BYTES));
     let vectors = backend_models::embed(&spec, &texts, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
     numbered(vectors)
@@ -164,7 +173,7 @@ fn dof_embed_late_internal(
     revision: &str,
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let chunks = chunks.unwrap_or_else(|| raise_null_argument("chunks"));
-    let spec = spec(kind, name, model_file, tokenizer_file, dimension, max_positions, revision);
+    let spec = spec(kind, name, model_file, tokenizer_file, checked_dimension(dimension), max_positions, revision);
     let chunks = inputs(&chunks, "chunks", Rule::HasText);
     let front_matter = front_matter.unwrap_or_default();
     let front: Vec<&str> = front_matter.iter().map(|f| f.as_deref().unwrap_or("")).collect();
@@ -230,6 +239,11 @@ mod tests {
         assert_eq!(dims, Some(384));
         let norm = Spi::get_one::<f64>("SELECT vector_norm(dof_embed_query('hola'))").unwrap().unwrap();
         assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
+    }
+
+    #[pg_test(error = "dimension must be at least 1, got -5")]
+    fn a_negative_dimension_is_refused() {
+        let _ = Spi::get_one::<i64>("SELECT count(*) FROM dof_embed_internal(ARRAY['x'], 'hash', 'h', NULL, NULL, -5, 512, '', 'r')");
     }
 
     #[pg_test]

@@ -124,6 +124,17 @@ check "$([ "$(echo "$took < 5" | bc)" = 1 ] && echo fast)" "fast" "a fast shutdo
 check "$(q -c "SELECT q.status FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id WHERE d.source_id = 'big-2'")" "queued" "the interrupted batch's document is still queued"
 q -c "DELETE FROM dof_documents WHERE collection = 'e5'"
 
+# more workers than half of max_worker_processes: capped at half, said in the log
+slots=$(PG_DOF_DB=postgres q -c "SHOW max_worker_processes")
+log="$("$scripts/cluster.sh" dir)/postgresql.log"; log_from=$(( $(stat -c %s "$log") + 1 ))
+PG_DOF_DB=postgres q -c "ALTER SYSTEM SET pg_dof.queue_workers = 64" -c "ALTER SYSTEM SET pg_dof.queue_database = 'pg_dof_workers'" >/dev/null
+"$scripts/cluster.sh" restart >/dev/null
+for _ in $(seq 1 40); do [ "$(workers pg_dof_workers)" = $((slots / 2)) ] && break; sleep 0.5; done
+check "$(workers pg_dof_workers):$(tail -c +"$log_from" "$log" | grep -c "pg_dof.queue_workers = 64 is over half of max_worker_processes ($slots): starting $((slots / 2)) queue workers")" \
+      "$((slots / 2)):1" "pg_dof.queue_workers = 64 starts half of max_worker_processes ($slots), with a warning"
+PG_DOF_DB=postgres q -c "ALTER SYSTEM SET pg_dof.queue_workers = 2" >/dev/null
+"$scripts/cluster.sh" restart >/dev/null
+
 settings pg_dof
 for _ in $(seq 1 40); do [ "$(workers pg_dof_workers)" = 0 ] && break; sleep 0.5; done
 check "$(workers pg_dof_workers)" "0" "a changed pg_dof.queue_database moves the workers away"

@@ -87,6 +87,22 @@ check "$(wc -l < "$work/placed")/$(diff "$work/placed" "$work/expected" >/dev/nu
 out=$("$CARGO_TARGET_DIR/release/dof" load "$load_dir" --collection carga --coordinator --connection "$coordinator_connection" 2>/dev/null)
 check "$(echo "$out" | awk -F'|' 'NR == 3 {gsub(/ /, "", $2); gsub(/ /, "", $4); print $2 "/" $4}')" "0/$loaded" "a second load through the coordinator adds nothing"
 
+# the coordinator connection lost in the middle of a load (pg_terminate_backend once files
+# are going in): the loader connects again and every file lands, or is listed as failed
+coord -c "SELECT dof_cluster_execute(\$\$INSERT INTO dof_collections (name, model, deferred) VALUES ('carga2', 'hash-384', true)\$\$)" >/dev/null
+"$CARGO_TARGET_DIR/release/dof" load "$load_dir" --collection carga2 --coordinator --batch-size 1 --connection "$coordinator_connection" \
+  > "$work/load2.out" 2> "$work/load2.err" &
+loader=$!
+stored2() { for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM dof_documents WHERE collection = 'carga2'"; done | paste -sd+ | bc; }
+for _ in $(seq 1 200); do [ "$(stored2)" -ge 5 ] && break; sleep 0.02; done
+at=$(stored2)
+terminated=$(coord -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'dof load' AND pid <> pg_backend_pid()")
+wait "$loader"; status=$?
+added2=$(awk -F'|' 'NR == 3 {gsub(/ /, "", $2); print $2}' "$work/load2.out")
+check "$terminated:$status:$(grep -c 'connected again' "$work/load2.err")" "1:0:1" \
+      "the loader's coordinator connection terminated after $at of $loaded files: it connects again and finishes (exit 0)"
+check "$added2/$(stored2)" "$loaded/$loaded" "every file is added and stored, none lost"
+
 # queries: evaluation questions and the loaded documents' first headings
 { tail -n +2 "$repo/bench/eval/dof_questions.tsv" | cut -f1
   q -c "SELECT DISTINCT ON (document_id) left(array_to_string(heading_path, ' '), 80) FROM dof_chunks
@@ -153,11 +169,11 @@ sleep 2
 put_cola "Segunda versión"
 check "$(coord -c "SELECT sum(queued) FROM dof_cluster_status")" "40" "40 new bodies wait in the shards' queues (workers away)"
 connection2="$("$scripts/shards.sh" add 2 | tail -1)"
+# the new shard gets the collections first (the README's order), straight on it; then it
+# joins, and searches work at once
+shard_q 2 -c "$collection" -c "INSERT INTO dof_collections (name, model, deferred) VALUES ('carga', 'hash-384', true), ('carga2', 'hash-384', true)" -c "$cola"
 coord -c "SELECT dof_cluster_set_shards(ARRAY['$("$scripts/shards.sh" connection 0)', '$("$scripts/shards.sh" connection 1)', '$connection2'])" >/dev/null
-# the new shard needs the collections (repeatable commands: the others have them)
-coord -c "SELECT dof_cluster_execute(\$\$$collection ON CONFLICT DO NOTHING\$\$)" \
-      -c "SELECT dof_cluster_execute(\$\$INSERT INTO dof_collections (name, model, deferred) VALUES ('carga', 'hash-384', true) ON CONFLICT DO NOTHING\$\$)" \
-      -c "SELECT dof_cluster_execute(\$\$$cola\$\$)" >/dev/null
+check "$(coord -c "SELECT count(*) > 0 FROM dof_hybrid_search('ley', collection => 't')")" "t" "a search right after the shard joins works (its collections were made first)"
 moved=$(coord -c "SELECT sum(moved) FROM dof_cluster_rebalance(20)")
 check "$( [ "$moved" -gt 0 ] && echo moved)" "moved" "dof_cluster_rebalance moves documents to the new shard ($moved)"
 placement "0 1 2" "collection IN ('t', 'carga')"

@@ -233,3 +233,4 @@ DROP ROLE dof_reader;
 -- bad arguments
 SELECT * FROM dof_hybrid_search('x', k => 0);
 SELECT * FROM dof_hybrid_search('x', collection => 'nowhere');
+SELECT dof_requeue('nowhere');

@@ -61,3 +61,37 @@ SELECT count(*) > 0 AS text_leg_works FROM dof_text_search('arancel', 5, 'aduana
 RESET ROLE;
 REVOKE ALL ON dof_chunks, dof_collections, dof_documents FROM dof_stats_reader;
 DROP ROLE dof_stats_reader;
+
+-- the statistics count every chunk of a collection, whatever row-level security hides: a
+-- role that reads them can list the words of documents it cannot see. Documents for
+-- different audiences go in different collections, and a policy per collection on the
+-- statistics (the README's recipe) hides the others' words while each collection's own
+-- BM25 stays exact
+CREATE ROLE dof_stats_alice;
+CREATE ROLE dof_salud_readers;
+GRANT SELECT ON dof_chunks, dof_collections, dof_documents, dof_term_stats, dof_collection_stats TO dof_stats_alice;
+SET ROLE dof_stats_alice;
+SELECT count(*) > 0 AS salud_lexemes_seen_without_a_policy FROM dof_term_stats WHERE collection = 'salud';
+RESET ROLE;
+ALTER TABLE dof_term_stats ENABLE ROW LEVEL SECURITY;
+ALTER TABLE dof_collection_stats ENABLE ROW LEVEL SECURITY;
+CREATE POLICY stats_by_collection ON dof_term_stats
+    USING (collection <> 'salud' OR pg_has_role('dof_salud_readers', 'MEMBER')) WITH CHECK (true);
+CREATE POLICY stats_by_collection ON dof_collection_stats
+    USING (collection <> 'salud' OR pg_has_role('dof_salud_readers', 'MEMBER')) WITH CHECK (true);
+CREATE TABLE owner_scores AS SELECT chunk_id, text_score FROM dof_text_search('arancel', 5, 'aduanas');
+GRANT SELECT ON owner_scores TO dof_stats_alice;
+SET ROLE dof_stats_alice;
+SELECT count(*) AS salud_lexemes_seen FROM dof_term_stats WHERE collection = 'salud';
+SELECT count(*) > 0 AS aduanas_lexemes_seen FROM dof_term_stats WHERE collection = 'aduanas';
+SELECT (SELECT array_agg(chunk_id || ':' || round(text_score::numeric, 6) ORDER BY chunk_id) FROM dof_text_search('arancel', 5, 'aduanas'))
+     = (SELECT array_agg(chunk_id || ':' || round(text_score::numeric, 6) ORDER BY chunk_id) FROM owner_scores) AS own_collection_scores_exact;
+RESET ROLE;
+DROP POLICY stats_by_collection ON dof_term_stats;
+DROP POLICY stats_by_collection ON dof_collection_stats;
+ALTER TABLE dof_term_stats DISABLE ROW LEVEL SECURITY;
+ALTER TABLE dof_collection_stats DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON dof_chunks, dof_collections, dof_documents, dof_term_stats, dof_collection_stats FROM dof_stats_alice;
+DROP TABLE owner_scores;
+DROP ROLE dof_stats_alice;
+DROP ROLE dof_salud_readers;

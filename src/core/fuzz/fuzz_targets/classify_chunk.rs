@@ -1,7 +1,8 @@
 //! classify + chunk on arbitrary input, with every strategy (`strategies::STRATEGIES`; the
 //! semantic one with the hash embedder), the character sizer and (when installed) the real
-//! e5 tokenizer; every invariant is checked, so a violation is a crash. The sentence
-//! splitter too: its sentences must hold every non-blank character once, in order.
+//! e5 tokenizer; every invariant is checked, so a violation is a crash. The slow target
+//! (the real tokenizer: ~12 runs/s); `classify`, `sentences`, `blocks` and
+//! `pack_characters` are the fast ones.
 //!
 //!   cargo +nightly fuzz run classify_chunk -- -max_total_time=1800
 #![no_main]
@@ -10,7 +11,7 @@ use std::sync::OnceLock;
 
 use dof_core::chunk::measure::ChunkSizer;
 use dof_core::chunk::strategies::STRATEGIES;
-use dof_core::chunk::{chunk_document_using, invariants, sentences, CharacterSizer, ChunkOptions};
+use dof_core::chunk::{chunk_document_using, invariants, CharacterSizer, ChunkOptions};
 use dof_core::classify::{classify, Pattern, Thresholds};
 use dof_core::embed::hash::HashEmbedder;
 use dof_core::embed::EmbedError;
@@ -46,13 +47,6 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(body);
     let small = Thresholds { small_bytes: 64, giant_bytes: 4096, ..Thresholds::default() };
     let _ = classify(&text, &small);
-    let mut position = 0;
-    for sentence in sentences::split(&text, 0..text.len()) {
-        assert!(sentence.start >= position && sentence.start < sentence.end, "sentences overlap or are empty");
-        assert!(text[position..sentence.start].chars().all(dof_core::blank::is_blank), "a character between sentences");
-        position = sentence.end;
-    }
-    assert!(text[position..].chars().all(dof_core::blank::is_blank), "a character after the last sentence");
     let pattern = match control % 6 {
         0 => None,
         n => Some(Pattern::ALL[usize::from(n) - 1]),
