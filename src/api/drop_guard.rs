@@ -83,7 +83,13 @@ unsafe fn drops_pg_dof(tree: *mut pg_sys::Node) -> bool {
                 .any(|(class, object)| drop_reaches_pg_dof(OBJECT_START, &[class.into(), object.into()]))
     } else if unsafe { pgrx::is_a(tree, pg_sys::NodeTag::T_DropOwnedStmt) } {
         let stmt = unsafe { &*(tree as *mut pg_sys::DropOwnedStmt) };
-        unsafe { roles(stmt.roles) }.into_iter().any(|role| drop_reaches_pg_dof(OWNED_START, &[role.into()]))
+        let roles = unsafe { roles(stmt.roles) };
+        if stmt.behavior == pg_sys::DropBehavior::DROP_CASCADE {
+            roles.into_iter().any(|role| drop_reaches_pg_dof(OWNED_START, &[role.into()]))
+        } else {
+            // without CASCADE only what the role owns goes: pg_dof if it is the owner
+            roles.into_iter().any(owns_pg_dof)
+        }
     } else {
         false
     }
@@ -130,6 +136,15 @@ unsafe fn roles(list: *mut pg_sys::List) -> Vec<pg_sys::Oid> {
         .map(|i| unsafe { pg_sys::get_rolespec_oid((*list.elements.add(i)).ptr_value as *mut pg_sys::RoleSpec, true) })
         .filter(|role| *role != pg_sys::InvalidOid)
         .collect()
+}
+
+fn owns_pg_dof(role: pg_sys::Oid) -> bool {
+    Spi::get_one_with_args::<bool>(
+        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'pg_dof' AND extowner = $1)",
+        &[role.into()],
+    )
+    .unwrap_or_else(|e| guard_failed(e))
+    .unwrap_or(false)
 }
 
 /// The object a DROP ... CASCADE names ($1 class, $2 object id).
