@@ -1,5 +1,5 @@
-//! classify + chunk with the character sizer on inputs of at most 4 KB, every strategy
-//! (the semantic one with the hash embedder) and pattern: every invariant is checked (no
+//! classify + chunk with the character sizer on inputs of at most 4 KB, one strategy a run
+//! (the semantic one with the hash embedder), any pattern: every invariant is checked (no
 //! chunk over the limit, every character accounted for, offsets on the chunk text). The
 //! fast sibling of `classify_chunk`, which also runs the real tokenizer.
 //!
@@ -19,26 +19,27 @@ fn hash_sentences(texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
 }
 
 fuzz_target!(|data: &[u8]| {
+    // the first byte picks the strategy, the pattern and the limit: one strategy a run (all
+    // four a run were 410 runs/s; every strategy still gets a quarter of the runs)
     let (control, body) = data.split_first().unwrap_or((&0, &[]));
     let text = String::from_utf8_lossy(&body[..body.len().min(4096)]);
-    let pattern = match control % 6 {
+    let control = usize::from(*control);
+    let strategy = &STRATEGIES[control % STRATEGIES.len()];
+    let pattern = match control / STRATEGIES.len() % 6 {
         0 => None,
-        n => Some(Pattern::ALL[usize::from(n) - 1]),
+        n => Some(Pattern::ALL[n - 1]),
     };
-    let max_tokens = 16 + usize::from(control / 6) * 4;
-    for strategy in STRATEGIES {
-        let options = ChunkOptions {
-            max_tokens,
-            overlap_tokens: 8,
-            thresholds: Thresholds { small_bytes: 64, giant_bytes: 4096, ..Thresholds::default() },
-            pattern,
-            strategy: strategy.name().to_string(),
-            ..Default::default()
-        };
-        let chunks =
-            chunk_document_using(&text, &CharacterSizer, &options, &|| {}, Some(&hash_sentences)).expect("valid options never fail");
-        if let Err(problem) = invariants::check(&text, &chunks, options.max_tokens, &CharacterSizer) {
-            panic!("{strategy:?}: {problem}", strategy = strategy.name());
-        }
+    let max_tokens = 16 + control / (STRATEGIES.len() * 6) * 16;
+    let options = ChunkOptions {
+        max_tokens,
+        overlap_tokens: 8,
+        thresholds: Thresholds { small_bytes: 64, giant_bytes: 4096, ..Thresholds::default() },
+        pattern,
+        strategy: strategy.name().to_string(),
+        ..Default::default()
+    };
+    let chunks = chunk_document_using(&text, &CharacterSizer, &options, &|| {}, Some(&hash_sentences)).expect("valid options never fail");
+    if let Err(problem) = invariants::check(&text, &chunks, options.max_tokens, &CharacterSizer) {
+        panic!("{}: {problem}", strategy.name());
     }
 });
