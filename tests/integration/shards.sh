@@ -90,7 +90,10 @@ check "$(echo "$out" | awk -F'|' 'NR == 3 {gsub(/ /, "", $2); gsub(/ /, "", $4);
 # the coordinator connection lost in the middle of a load (pg_terminate_backend once files
 # are going in): the loader connects again and every file lands, or is listed as failed
 coord -c "SELECT dof_cluster_execute(\$\$INSERT INTO dof_collections (name, model, deferred) VALUES ('carga2', 'hash-384', true)\$\$)" >/dev/null
-"$CARGO_TARGET_DIR/release/dof" load "$load_dir" --collection carga2 --coordinator --batch-size 1 --connection "$coordinator_connection" \
+mkdir -p "$work/many"
+for i in $(seq 1 300); do printf '# Aviso %s\n\nTexto breve del aviso número %s.\n' "$i" "$i" > "$work/many/aviso-$i.md"; done
+many=300
+"$CARGO_TARGET_DIR/release/dof" load "$work/many" --collection carga2 --coordinator --batch-size 1 --connection "$coordinator_connection" \
   > "$work/load2.out" 2> "$work/load2.err" &
 loader=$!
 stored2() { for i in 0 1; do shard_q "$i" -c "SELECT count(*) FROM dof_documents WHERE collection = 'carga2'"; done | paste -sd+ | bc; }
@@ -100,8 +103,8 @@ terminated=$(coord -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_acti
 wait "$loader"; status=$?
 added2=$(awk -F'|' 'NR == 3 {gsub(/ /, "", $2); print $2}' "$work/load2.out")
 check "$terminated:$status:$(grep -c 'connected again' "$work/load2.err")" "1:0:1" \
-      "the loader's coordinator connection terminated after $at of $loaded files: it connects again and finishes (exit 0)"
-check "$added2/$(stored2)" "$loaded/$loaded" "every file is added and stored, none lost"
+      "the loader's coordinator connection terminated after $at of $many files: it connects again and finishes (exit 0)"
+check "$added2/$(stored2)" "$many/$many" "every file is added and stored, none lost"
 
 # queries: evaluation questions and the loaded documents' first headings
 { tail -n +2 "$repo/bench/eval/dof_questions.tsv" | cut -f1
