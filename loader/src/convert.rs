@@ -111,7 +111,7 @@ pub fn epub(bytes: &[u8], max_bytes: u64) -> Result<Vec<Part>, String> {
         if !media_type.contains("html") {
             continue;
         }
-        let xhtml = entry(&mut archive, &format!("{base}{}", percent_decoded(href)))?;
+        let xhtml = entry(&mut archive, &entry_name(&base, &percent_decoded(href)))?;
         let markdown = html(&xhtml)?;
         if markdown.trim().is_empty() {
             continue; // a cover image or a blank page
@@ -225,6 +225,24 @@ fn package(opf: &str) -> Result<(Option<String>, Manifest, Vec<String>), String>
     Ok((title, manifest, spine))
 }
 
+/// The zip entry a manifest href names, relative to the package document's folder `base`:
+/// `.` and `..` segments resolved (`OEBPS/` + `../Text/uno.xhtml` is `Text/uno.xhtml`), as
+/// zip entry names hold none; a `..` above the archive's root is dropped.
+fn entry_name(base: &str, href: &str) -> String {
+    let path = format!("{base}{href}");
+    let mut parts: Vec<&str> = Vec::new();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            name => parts.push(name),
+        }
+    }
+    parts.join("/")
+}
+
 /// `%20` and friends in a manifest href, as zip entry names hold them decoded.
 fn percent_decoded(href: &str) -> String {
     let bytes = href.as_bytes();
@@ -314,6 +332,9 @@ mod tests {
             "{markdown}"
         );
         assert_eq!(percent_decoded("cap%C3%ADtulo%201.xhtml"), "capítulo 1.xhtml");
+        assert_eq!(entry_name("OEBPS/", "../Text/uno.xhtml"), "Text/uno.xhtml");
+        assert_eq!(entry_name("OEBPS/", "./dos.xhtml"), "OEBPS/dos.xhtml");
+        assert_eq!(entry_name("", "../../tres.xhtml"), "tres.xhtml");
     }
 
     #[test]
