@@ -230,7 +230,7 @@ pub fn queue_workers() -> usize {
 
 /// The most queue workers a server with `max_worker_processes` slots runs: half of them
 /// (at least one), so parallel query and other extensions keep the rest.
-pub fn queue_worker_cap(max_worker_processes: i32) -> usize {
+fn queue_worker_cap(max_worker_processes: i32) -> usize {
     (usize::try_from(max_worker_processes).unwrap_or(0) / 2).max(1)
 }
 

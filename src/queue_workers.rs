@@ -15,8 +15,9 @@
 //! transaction, so a worker stopped or killed (even `kill -9`, which makes the postmaster
 //! reinitialise) leaves no document half indexed: its batch rolls back and is claimed
 //! again. (pgrx's own SIGTERM handler only sets a flag, read between batches: a worker
-//! embedding a 600 KB document ignored a terminate for 105 s.) A changed `pg_dof.queue_database` (SIGHUP) makes the workers exit
-//! and the postmaster start them again, connected to the new database.
+//! embedding a 600 KB document ignored a terminate for 105 s.) A changed
+//! `pg_dof.queue_database` (SIGHUP) makes the workers exit and the postmaster start them
+//! again, connected to the new database.
 
 use std::cell::Cell;
 use std::time::Duration;

@@ -60,6 +60,28 @@ pub fn connect(config: &Config) -> Result<Client, String> {
     config.connect(NoTls).map_err(|e| format!("cannot connect to {}: {}", describe(config), error_chain(&e)))
 }
 
+/// Runs `work` on `client`; when it fails because the connection was lost (a server
+/// restart, `pg_terminate_backend`), connects again once and runs it once more. Returns
+/// whether it connected again, with the result. The coordinator connection and every
+/// writer's connection go through it.
+pub fn again_if_lost<T>(
+    client: &mut Client,
+    config: &Config,
+    mut work: impl FnMut(&mut Client) -> Result<T, String>,
+) -> (bool, Result<T, String>) {
+    let result = work(client);
+    if result.is_ok() || !client.is_closed() {
+        return (false, result);
+    }
+    match connect(config) {
+        Ok(fresh) => {
+            *client = fresh;
+            (true, work(client))
+        }
+        Err(error) => (false, Err(error)),
+    }
+}
+
 /// An error with every cause it carries ("db error: FATAL: password authentication failed
 /// for user ..."; the postgres crate's own text is only "db error").
 pub fn error_chain(error: &dyn std::error::Error) -> String {

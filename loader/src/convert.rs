@@ -59,8 +59,9 @@ pub fn nesting_depth(html: &str) -> usize {
         let tag_end = rest.find('>').unwrap_or(rest.len());
         let self_closing = rest[..tag_end].ends_with('/');
         if !closing && matches!(name.as_str(), "script" | "style") {
+            // their text is not markup: on to their end tag, in any case, without copying
             let end = format!("</{name}");
-            rest = rest.to_ascii_lowercase().find(&end).map_or("", |at| &rest[at..]);
+            rest = rest.as_bytes().windows(end.len()).position(|w| w.eq_ignore_ascii_case(end.as_bytes())).map_or("", |at| &rest[at..]);
             continue;
         }
         if NOT_NESTING.contains(&name.as_str()) || self_closing {

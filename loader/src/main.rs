@@ -82,6 +82,13 @@ struct Summary {
     bytes: usize,
 }
 
+impl Summary {
+    /// Every document of a batch that was never handed to a writer, failed with why.
+    fn not_loaded(&mut self, unsent: store::Batch, reason: &str) {
+        self.failed.extend(unsent.source_ids().map(|id| (id, format!("not loaded: {reason}"))));
+    }
+}
+
 fn main() {
     let Cli { command: Command::Load(args) } = Cli::parse();
     match load(&args) {
@@ -151,15 +158,9 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
         let routed = if targets.len() == 1 {
             vec![batch]
         } else {
-            let mut owners = shards::owners(&mut client, &batch, targets.len());
-            if owners.is_err() && client.is_closed() {
-                // the coordinator connection was lost (a restart, pg_terminate_backend): once more
-                match connect::connect(&config) {
-                    Ok(fresh) => client = fresh,
-                    Err(error) => return Err((batch, error)),
-                }
+            let (reconnected, owners) = connect::again_if_lost(&mut client, &config, |c| shards::owners(c, &batch, targets.len()));
+            if reconnected {
                 eprintln!("dof load: the connection to the coordinator was lost; connected again");
-                owners = shards::owners(&mut client, &batch, targets.len());
             }
             match owners {
                 Ok(owners) => shards::split(batch, &owners, targets.len()),
@@ -228,7 +229,7 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                 }
                 if batch.rows.len() + batch.removed.len() >= args.batch_size || batch_bytes >= 16 << 20 {
                     if let Err((unsent, reason)) = send(std::mem::take(&mut batch)) {
-                        summary.failed.extend(unsent.source_ids().map(|id| (id, format!("not loaded: {reason}"))));
+                        summary.not_loaded(unsent, &reason);
                         stopped = Some(reason);
                     }
                 }
@@ -246,7 +247,7 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
     }
     if !batch.is_empty() {
         if let Err((unsent, reason)) = send(batch) {
-            summary.failed.extend(unsent.source_ids().map(|id| (id, format!("not loaded: {reason}"))));
+            summary.not_loaded(unsent, &reason);
         }
     }
     drop(batches);
@@ -279,14 +280,7 @@ fn write_batch(client: &mut postgres::Client, config: &postgres::Config, collect
     let mut outcome = Outcome::default();
     let rows = batch.rows;
     let attempt = |client: &mut postgres::Client, rows: &[store::Row], removed: &[String]| {
-        let result = store::write(client, collection, rows, removed);
-        if result.is_err() && client.is_closed() {
-            if let Ok(fresh) = connect::connect(config) {
-                *client = fresh;
-                return store::write(client, collection, rows, removed);
-            }
-        }
-        result
+        connect::again_if_lost(client, config, |c| store::write(c, collection, rows, removed)).1
     };
     let count = |written: store::Written, rows: &[store::Row], outcome: &mut Outcome| {
         outcome.added += written.inserted;
