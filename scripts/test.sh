@@ -36,6 +36,9 @@ for tier in "${tiers[@]}"; do
     pgrx)
       log "tier 2: #[pg_test] in a temporary PostgreSQL 15 (as user postgres)"
       install -d -o postgres -g postgres "$PG_DOF_CACHE/pgrx-test-data"
+      # cargo pgrx test installs its test build over the installed library: a running local
+      # cluster, which preloads pg_dof, would crash on the replaced file (seen: signal 11)
+      "$here/cluster.sh" stop >/dev/null 2>&1 || true
       cargo pgrx test pg15 --runas postgres --pgdata "$PG_DOF_CACHE/pgrx-test-data"
       ;;
     regress)

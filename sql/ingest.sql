@@ -1,11 +1,13 @@
 -- Documents in, chunks out: the one writer of dof_chunks (dof_index_document), the
 -- triggers that call it or queue the document, and the queue.
 
--- What the text leg searches: the heading path weighted A (a match in a title ranks
--- higher), the content B. A function of its own so bulk loads build the same tsvector.
-CREATE FUNCTION dof_chunk_tsvector(config regconfig, heading_path text[], content text) RETURNS tsvector
+-- What the text leg searches: the heading path and the document's identifier (the
+-- metadata's "identifier", which YAML front matter such as legalize-pe's gives: DS-092-2002-EF,
+-- a form the body itself may not spell) weighted A (a match there ranks higher), the content
+-- B. A function of its own so bulk loads and rebuilds make the same tsvector.
+CREATE FUNCTION dof_chunk_tsvector(config regconfig, heading_path text[], content text, metadata jsonb) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN setweight(to_tsvector(config, array_to_string(heading_path, ' ')), 'A')
+    RETURN setweight(to_tsvector(config, array_to_string(heading_path || (metadata ->> 'identifier'), ' ')), 'A')
            || setweight(to_tsvector(config, content), 'B');
 
 -- (Re)builds the chunks of one document: chunk by its collection's strategy with its stored
@@ -34,7 +36,7 @@ BEGIN
                             model, chunker_version, sizer, chunker)
     SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
            c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, c.embedding,
-           dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content),
+           dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content, doc.metadata),
            model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker
     FROM dof_chunk_embed_internal(doc.body, doc.pattern, coll, model_row) c;
     GET DIAGNOSTICS stored = ROW_COUNT;
@@ -54,6 +56,8 @@ CREATE FUNCTION dof_restoring() RETURNS boolean
 
 CREATE FUNCTION dof_documents_before() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    front jsonb;
 BEGIN
     IF TG_OP = 'INSERT' AND NEW.pattern IS NOT NULL AND dof_restoring() THEN
         RETURN NEW;
@@ -61,6 +65,18 @@ BEGIN
     NEW.pattern := dof_classify(NEW.body);
     IF TG_OP = 'UPDATE' THEN
         NEW.updated_at := now();
+    END IF;
+    -- YAML front matter is the document's data: its fields go into metadata (over the
+    -- metadata given: they are the document's own word, and a new body replaces its old
+    -- values), its title into title unless one is given; the chunker leaves it out
+    IF starts_with(NEW.body, '---') THEN
+        front := dof_front_matter(NEW.body);
+        IF front IS NOT NULL THEN
+            NEW.metadata := coalesce(NEW.metadata, '{}') || front;
+            IF NEW.title IS NULL OR (TG_OP = 'UPDATE' AND NEW.title IS NOT DISTINCT FROM OLD.title) THEN
+                NEW.title := coalesce(front->>'title', NEW.title);
+            END IF;
+        END IF;
     END IF;
     RETURN NEW;
 END
@@ -73,7 +89,13 @@ BEGIN
         RETURN NULL;  -- its chunks and queue row come from the dump
     END IF;
     IF TG_OP = 'UPDATE' AND NEW.body = OLD.body AND NEW.collection = OLD.collection THEN
-        UPDATE dof_chunks SET metadata = NEW.metadata WHERE document_id = NEW.id;  -- metadata only
+        -- metadata only; a new identifier is searchable text (dof_chunk_tsvector)
+        UPDATE dof_chunks c SET metadata = NEW.metadata,
+               tsv = CASE WHEN OLD.metadata ->> 'identifier' IS DISTINCT FROM NEW.metadata ->> 'identifier'
+                          THEN dof_chunk_tsvector((SELECT k.text_search_config FROM dof_collections k WHERE k.name = NEW.collection),
+                                                  c.heading_path, c.content, NEW.metadata)
+                          ELSE c.tsv END
+        WHERE c.document_id = NEW.id;
         RETURN NULL;
     END IF;
     IF (SELECT deferred FROM dof_collections WHERE name = NEW.collection) THEN
@@ -101,7 +123,7 @@ CREATE TRIGGER dof_documents_after AFTER INSERT OR UPDATE OF body, collection, m
 CREATE FUNCTION dof_collections_after() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
-    UPDATE dof_chunks SET tsv = dof_chunk_tsvector(NEW.text_search_config, heading_path, content)
+    UPDATE dof_chunks SET tsv = dof_chunk_tsvector(NEW.text_search_config, heading_path, content, metadata)
     WHERE collection = NEW.name;
     RETURN NULL;
 END
@@ -337,10 +359,11 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text) IS 'The tsvector stored for a chunk: heading path weighted A, content B, in the given text search configuration';
+COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text, jsonb) IS 'The tsvector stored for a chunk: heading path and the metadata''s identifier weighted A, content B, in the given text search configuration';
 COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks (the only writer of dof_chunks): chunk by the collection''s strategy, embed, store; returns the number of chunks';
 COMMENT ON FUNCTION dof_restoring() IS 'True while check_function_bodies is off, as pg_dump and pg_restore set it: the triggers then store inserted documents without classifying or indexing them (their chunks come from the dump)';
-COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document (a restored one keeps its stored pattern)';
+COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document (a restored one keeps its stored pattern) and makes its YAML front matter its metadata and title';
+COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
 COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection (not during a restore: see dof_restoring)';
 COMMENT ON PROCEDURE dof_process_queue(integer, integer) IS 'Indexes queued documents in batches, committing after each and reporting progress; failures are recorded and skipped';
 COMMENT ON FUNCTION dof_process_queue_batch(integer, integer) IS 'One batch of the deferred queue in the caller''s transaction (what dof_process_queue and the background workers run): claims up to batch_size queued documents, then failed ones under max_attempts after a pause that doubles per attempt, with FOR UPDATE SKIP LOCKED, and indexes them';

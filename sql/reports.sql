@@ -14,13 +14,18 @@ FROM dof_documents d
 LEFT JOIN (SELECT document_id, count(*) AS chunks FROM dof_chunks GROUP BY document_id) n ON n.document_id = d.id
 GROUP BY d.collection, d.pattern;
 
+-- cut_embeddings: chunks embedded before 0.3.0 (chunker version 1 or 2) with more tokens
+-- than their model's window holds between its two special tokens: their vectors saw only
+-- the start (0.3.0 embeds such a chunk as several windows; dof_requeue re-indexes).
 CREATE VIEW dof_token_stats AS
 SELECT c.collection, c.pattern, count(*) AS chunks,
        round(avg(c.token_count), 1) AS mean_tokens,
        percentile_cont(0.5) WITHIN GROUP (ORDER BY c.token_count) AS median_tokens,
        max(c.token_count) AS max_tokens,
-       count(*) FILTER (WHERE c.token_count > s.max_tokens) AS over_limit
+       count(*) FILTER (WHERE c.token_count > s.max_tokens) AS over_limit,
+       count(*) FILTER (WHERE c.chunker_version IN ('1', '2') AND c.token_count > m.max_positions - 2) AS cut_embeddings
 FROM dof_chunks c JOIN dof_collections s ON s.name = c.collection
+LEFT JOIN dof_models m ON m.name = split_part(c.model, '@', 1)
 GROUP BY c.collection, c.pattern;
 
 CREATE VIEW dof_queue_status AS
@@ -30,33 +35,44 @@ FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id
 GROUP BY d.collection, q.status;
 
 -- Deferred indexing as it goes, per collection: documents queued, running (claimed by a
--- batch in progress), done and failed, the tokens indexed per second over the last minute,
--- and the time left at that rate (the queued and running documents' bytes at the tokens
--- per byte the collection's done documents had).
+-- batch in progress), done and failed, the tokens indexed per second, and the time left at
+-- that rate (the queued documents' bytes at the tokens per byte the collection's done
+-- documents had). The rate is measured between the batches done in the last minute: the
+-- tokens of those after the first, over the time from the first to the last (a batch's
+-- documents share its commit's timestamp). Dividing by a whole minute made the first
+-- minute of a run look slow (its ETA up to 60 times too long); with one batch done there
+-- is no rate yet (NULL).
 CREATE VIEW dof_queue_progress AS
 WITH queued_documents AS (
     SELECT d.collection, q.status, q.processed_at, octet_length(d.body) AS bytes,
            (SELECT sum(c.token_count) FROM dof_chunks c WHERE c.document_id = d.id) AS tokens,
+           q.status = 'done' AND q.processed_at > now() - interval '1 minute' AS recent,
            -- claimed by a batch not yet committed (dof_process_queue_batch's advisory lock)
            q.status <> 'done' AND EXISTS (SELECT 1 FROM pg_locks l
                                           WHERE l.locktype = 'advisory' AND l.classid = 1885824102 AND l.objsubid = 2
                                             AND l.objid = (q.document_id % 2147483647)::oid AND l.granted) AS running
     FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id
+), timed AS (
+    SELECT queued_documents.*,
+           recent AND processed_at = min(processed_at) FILTER (WHERE recent) OVER (PARTITION BY collection) AS first_batch
+    FROM queued_documents
 ), per_collection AS (
     SELECT collection,
            count(*) FILTER (WHERE status = 'queued' AND NOT running) AS queued,
            count(*) FILTER (WHERE running) AS running,
            count(*) FILTER (WHERE status = 'done') AS done,
            count(*) FILTER (WHERE status = 'failed') AS failed,
-           coalesce(sum(tokens) FILTER (WHERE status = 'done' AND processed_at > now() - interval '1 minute'), 0) AS tokens_last_minute,
+           sum(tokens) FILTER (WHERE recent AND NOT first_batch)
+               / nullif(extract(epoch FROM max(processed_at) FILTER (WHERE recent) - min(processed_at) FILTER (WHERE recent)), 0)
+               AS rate,
            sum(bytes) FILTER (WHERE status = 'queued') AS queued_bytes,
            sum(tokens) FILTER (WHERE status = 'done')::double precision
                / nullif(sum(bytes) FILTER (WHERE status = 'done' AND tokens IS NOT NULL), 0) AS tokens_per_byte
-    FROM queued_documents GROUP BY collection
+    FROM timed GROUP BY collection
 )
-SELECT collection, queued, running, done, failed, round(tokens_last_minute / 60.0, 1) AS tokens_per_second,
-       CASE WHEN tokens_last_minute > 0 AND queued + running > 0
-            THEN make_interval(secs => round(queued_bytes * tokens_per_byte / (tokens_last_minute / 60.0))) END AS eta
+SELECT collection, queued, running, done, failed, round(rate, 1) AS tokens_per_second,
+       CASE WHEN rate > 0 AND queued + running > 0
+            THEN make_interval(secs => round(queued_bytes * tokens_per_byte / rate::double precision)) END AS eta
 FROM per_collection;
 -- The seed's comparison (seed 002: semantic vs recursive; seed 000's tables), in psql: the
 -- same documents through each strategy. Per-strategy options: options -> 'strategy name'.
@@ -106,11 +122,11 @@ ALTER VIEW dof_token_stats SET (security_invoker = true);
 ALTER VIEW dof_queue_status SET (security_invoker = true);
 ALTER VIEW dof_queue_progress SET (security_invoker = true);
 
-COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued, running, done, failed, tokens per second over the last minute, and the estimated time left at that rate';
+COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued, running, done, failed, tokens per second between the batches done in the last minute (NULL until two are), and the estimated time left at that rate';
 
 COMMENT ON VIEW dof_pattern_stats IS 'Documents per pattern and collection (count, %)';
 COMMENT ON VIEW dof_chunk_stats IS 'Chunks per document by pattern and collection (mean, median, max)';
-COMMENT ON VIEW dof_token_stats IS 'Tokens per chunk by pattern and collection (mean, median, max, chunks over the collection''s limit)';
+COMMENT ON VIEW dof_token_stats IS 'Tokens per chunk by pattern and collection (mean, median, max, chunks over the collection''s limit, chunks embedded before 0.3.0 whose vector saw only the start: re-index them with dof_requeue)';
 COMMENT ON VIEW dof_queue_status IS 'Deferred indexing: documents queued, done and failed per collection, with the last error';
 COMMENT ON FUNCTION dof_sentence_cache() IS 'This backend''s cache of sentence vectors (the semantic chunker): entries, capacity (pg_dof.sentence_cache_size), hits, misses and hit rate since the backend started or dof_sentence_cache_clear()';
 COMMENT ON FUNCTION dof_sentence_cache_clear() IS 'Empties this backend''s sentence cache and zeroes its counters';

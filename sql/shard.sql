@@ -99,7 +99,7 @@ BEGIN
     IF query IS NULL THEN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    terms := dof_query_lexemes(websearch_to_tsquery(settings.text_search_config, query));
+    terms := dof_query_lexemes(dof_query_tsquery(settings.text_search_config, query));
     RETURN QUERY
     SELECT CASE WHEN here IS NOT DISTINCT FROM embed_shard THEN dof_embed_query(query, settings.model) END,
            terms,
@@ -127,7 +127,7 @@ BEGIN
     RETURN QUERY SELECT 'vector'::text, v.chunk_id, v.distance
                  FROM dof_vector_search(query, candidates, collection, filter, query_embedding) v;
     RETURN QUERY SELECT 'text'::text, t.chunk_id, t.text_score
-                 FROM dof_text_leg_internal(websearch_to_tsquery(settings.text_search_config, query), candidates,
+                 FROM dof_text_leg_internal(dof_query_tsquery(settings.text_search_config, query), candidates,
                                             collection, filter, ranking, match_terms, lexemes,
                                             dof_bm25_idfs(chunks, total_chunks), chunks, average_length) t;
 END

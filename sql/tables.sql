@@ -8,8 +8,16 @@
 CREATE TEXT SEARCH CONFIGURATION dof_spanish (COPY = pg_catalog.spanish);
 ALTER TEXT SEARCH CONFIGURATION dof_spanish
     ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH unaccent, spanish_stem;
+-- Identifiers as people type them: PostgreSQL's parser reads the numbers of
+-- NOM-035-STPS-2018 or DS-092-2002-EF as the signed integers -035 and -2002, and a user
+-- who types "nom 035 stps 2018" asks for 035. dict_int (contrib) with absval drops the
+-- sign on both sides; maxlen 32 keeps long file numbers whole (its default cuts at 6).
+CREATE TEXT SEARCH DICTIONARY dof_integer (TEMPLATE = intdict_template, MAXLEN = 32, ABSVAL = true);
+COMMENT ON TEXT SEARCH DICTIONARY dof_integer IS
+    'Integers without their sign (dict_int, absval): the -035 of NOM-035-STPS-2018 is indexed and searched as 035';
+ALTER TEXT SEARCH CONFIGURATION dof_spanish ALTER MAPPING FOR int, uint WITH dof_integer;
 COMMENT ON TEXT SEARCH CONFIGURATION dof_spanish IS
-    'Spanish without accents: unaccent, then the Spanish stemmer (the default text_search_config of collections)';
+    'Spanish without accents: unaccent, then the Spanish stemmer; numbers without their sign (dof_integer), so NOM-035-STPS-2018 and "nom 035 stps 2018" match (the default text_search_config of collections)';
 
 CREATE TABLE dof_collections (
     name               text PRIMARY KEY,

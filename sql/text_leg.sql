@@ -22,6 +22,16 @@ BEGIN ATOMIC
     WHERE dof_collection_stats.collection IS NULL OR s.collection = dof_collection_stats.collection;
 END;
 
+-- A search's tsquery: websearch syntax ("quoted phrase", or, -word), except that a hyphen
+-- inside a word separates words: websearch_to_tsquery reads DS-092-2002-EF as the phrase
+-- 'ds' <-> '092' <-> '2002' <-> 'ef', which a body that says "Nº 092-2002-EF" fails,
+-- while "ds 092 2002 ef" finds it. Identifiers match however they are typed. A query with
+-- a double quote keeps its phrases as written.
+CREATE FUNCTION dof_query_tsquery(config regconfig, query text) RETURNS tsquery
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN websearch_to_tsquery(config, CASE WHEN strpos(query, '"') > 0 THEN query
+                                             ELSE regexp_replace(query, '([[:alnum:]])-(?=[[:alnum:]])', '\1 ', 'g') END);
+
 -- The lexemes of querytree(query), distinct and sorted: the ones a match needs (negated
 -- terms are not). BM25 scores these; a coordinator sends them to every shard.
 CREATE FUNCTION dof_query_lexemes(query tsquery) RETURNS text[]
@@ -122,7 +132,7 @@ CREATE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection tex
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
     settings dof_collections := dof_collection(collection);
-    query_terms tsquery := websearch_to_tsquery(settings.text_search_config, query);
+    query_terms tsquery := dof_query_tsquery(settings.text_search_config, query);
     lexemes text[];
     idfs double precision[];
     chunks double precision[];
@@ -156,6 +166,7 @@ COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS '
 COMMENT ON FUNCTION dof_term_stats(text, text[]) IS 'How many chunks of a collection (NULL: all) hold each lexeme, exact (dof_term_stats deltas summed); what a sharded search adds up over shards';
 COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all collections'') chunk count and total length in tokens, exact';
 COMMENT ON FUNCTION dof_bm25_terms(tsquery, text) IS 'BM25 inputs for a query in a collection (NULL: all): its lexemes, their IDFs, the chunks holding each, and the mean chunk length in tokens, from the collection''s exact statistics';
+COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), a hyphen inside a word separating words (DS-092-2002-EF matches as ds 092 2002 ef) unless the query has a double quote';
 COMMENT ON FUNCTION dof_query_lexemes(tsquery) IS 'The lexemes of querytree(query), distinct and sorted: what BM25 scores and a coordinator sends to every shard';
 COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF of each count of chunks holding a lexeme among total chunks';
 COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, text, text[], double precision[], double precision[], double precision) IS 'Internal: the text leg''s query with its BM25 inputs given (this server''s statistics, or a coordinator''s global ones)';

@@ -117,14 +117,22 @@ pub fn init() {
         GucContext::Sighup,
         GucFlags::default(),
     );
-    GucRegistry::define_string_guc(
-        c"pg_dof.queue_database",
-        c"The database whose deferred queue the background workers drain.",
-        c"A change (reload) restarts the workers in the new database.",
-        &QUEUE_DATABASE,
-        GucContext::Sighup,
-        GucFlags::default(),
-    );
+    DEFINING.set(true);
+    // SAFETY: the hook only reads its argument and the catalog, in a transaction
+    unsafe {
+        GucRegistry::define_string_guc_with_hooks(
+            c"pg_dof.queue_database",
+            c"The database whose deferred queue the background workers drain.",
+            c"A change (reload) restarts the workers in the new database. ALTER SYSTEM refuses a database that does not exist.",
+            &QUEUE_DATABASE,
+            GucContext::Sighup,
+            GucFlags::default(),
+            Some(check_queue_database),
+            None,
+            None,
+        )
+    };
+    DEFINING.set(false);
     GucRegistry::define_int_guc(
         c"pg_dof.queue_naptime",
         c"How long an idle queue worker sleeps before looking again (milliseconds).",
@@ -165,6 +173,37 @@ pub fn init() {
     );
     // SAFETY: called from _PG_init, in the backend's main thread.
     unsafe { pg_sys::MarkGUCPrefixReserved(c"pg_dof".as_ptr()) };
+}
+
+thread_local! {
+    /// pg_dof's settings are being defined (`_PG_init`): a value already set is not checked
+    /// again in every backend that loads the library.
+    static DEFINING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `pg_dof.queue_database`'s check: a database that does not exist is refused where that
+/// can be known, in a backend's transaction (`ALTER SYSTEM SET`): the workers would exit
+/// with a FATAL every 5 s. In the postmaster or while reading postgresql.conf there is no
+/// catalog to ask, and the value is taken.
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn check_queue_database(
+    value: *mut *mut std::ffi::c_char,
+    _extra: *mut *mut std::ffi::c_void,
+    _source: pg_sys::GucSource::Type,
+) -> bool {
+    // SAFETY: PostgreSQL passes a pointer to the proposed value, NUL-terminated or NULL
+    let name = unsafe { value.as_ref().filter(|v| !v.is_null()).map(|v| CStr::from_ptr(*v)) };
+    // SAFETY: plain reads of backend globals, in the backend's main thread
+    let can_ask = unsafe { pg_sys::IsTransactionState() && pg_sys::MyDatabaseId != pg_sys::InvalidOid };
+    let Some(name) = name.filter(|_| can_ask && !DEFINING.get()) else { return true };
+    // SAFETY: a catalog lookup inside a transaction; missing_ok, so no ERROR
+    if unsafe { pg_sys::get_database_oid(name.as_ptr(), true) } != pg_sys::InvalidOid {
+        return true;
+    }
+    let detail = c"No database has that name: the queue workers could not connect (SELECT datname FROM pg_database lists them).";
+    // SAFETY: GUC_check_errdetail's string, allocated in the current memory context as it expects
+    unsafe { pg_sys::GUC_check_errdetail_string = pg_sys::pstrdup(detail.as_ptr()) };
+    false
 }
 
 fn define_queue_workers() {

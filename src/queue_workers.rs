@@ -23,6 +23,7 @@ use std::cell::Cell;
 use std::time::Duration;
 
 use pgrx::bgworkers::{BackgroundWorker, BackgroundWorkerBuilder, SignalWakeFlags};
+use pgrx::pg_sys::panic::CaughtError;
 use pgrx::prelude::*;
 use pgrx::{register_xact_callback, PgXactCallbackEvent};
 
@@ -67,6 +68,7 @@ pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
         .unwrap_or_else(|e| panic!("pg_dof queue worker: {e}"));
     log!("pg_dof queue worker: serving database \"{database}\" with {threads} model thread(s)");
     let mut indexed_since_compaction = 0i64;
+    let mut failing: Option<Failure> = None;
     loop {
         if BackgroundWorker::sighup_received() {
             // SAFETY: the documented way for a background worker to re-read its settings
@@ -79,13 +81,44 @@ pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
         }
         // shown in pg_stat_activity: state active while a batch runs, idle while waiting
         report(pg_sys::BackendState::STATE_RUNNING, c"pg_dof queue worker: indexing a batch");
-        let claimed = BackgroundWorker::transaction(run_batch);
+        let claimed = match guarded(run_batch) {
+            Ok(claimed) => {
+                if let Some(failure) = failing.take() {
+                    log!("pg_dof queue worker: database \"{database}\" works again (after: {})", failure.message);
+                }
+                claimed
+            }
+            Err(message) => {
+                let failure = failing.get_or_insert(Failure { message: String::new(), rounds: 0 });
+                if failure.message != message {
+                    warning!(
+                        "pg_dof queue worker: database \"{database}\": {message}; trying again after {} s, then less and less often (up to every {} s), without logging this again",
+                        backoff(guc::queue_naptime(), 0).as_secs_f64(),
+                        MAX_BACKOFF.as_secs()
+                    );
+                    *failure = Failure { message, rounds: 0 };
+                }
+                report(pg_sys::BackendState::STATE_IDLE, c"pg_dof queue worker: backing off after an error");
+                let pause = backoff(guc::queue_naptime(), failure.rounds);
+                failure.rounds += 1;
+                if !BackgroundWorker::wait_latch(Some(pause)) {
+                    break;
+                }
+                continue;
+            }
+        };
         if claimed > 0 {
             indexed_since_compaction += claimed;
             continue;
         }
         if indexed_since_compaction > 0 {
-            BackgroundWorker::transaction(compact);
+            // an error here (say, a read-only database) waits for the next round's
+            if let Err(message) = guarded(|| {
+                compact();
+                0
+            }) {
+                log!("pg_dof queue worker: database \"{database}\": statistics not compacted: {message}");
+            }
             indexed_since_compaction = 0;
         }
         report(pg_sys::BackendState::STATE_IDLE, c"pg_dof queue worker: waiting for queued documents");
@@ -137,6 +170,57 @@ fn compact() {
     if let Some(schema) = schema() {
         Spi::run(&format!("ANALYZE {schema}.dof_chunks; SELECT {schema}.dof_compact_stats()"))
             .unwrap_or_else(|e| panic!("pg_dof queue worker: {e}"));
+    }
+}
+
+/// An error the worker's rounds keep meeting (a read-only database, pg_dof still at an
+/// older version there, a revoked privilege): logged once, then retried with back-off.
+struct Failure {
+    message: String,
+    rounds: u32,
+}
+
+/// The longest pause between two tries while the worker's rounds fail.
+const MAX_BACKOFF: Duration = Duration::from_secs(300);
+
+/// The pause after `rounds` failed rounds in a row: the naptime, doubling each round, at
+/// most [`MAX_BACKOFF`]. (Restarting after each error, the worker logged the same ERROR
+/// every 5 s forever.)
+fn backoff(naptime: Duration, rounds: u32) -> Duration {
+    naptime.saturating_mul(1u32 << rounds.min(16)).clamp(naptime.min(MAX_BACKOFF), MAX_BACKOFF)
+}
+
+/// One batch in its own transaction; an ERROR in it rolls the transaction back and comes
+/// back as its message, the worker going on. (FATAL, from a terminate, still exits.)
+fn guarded(batch: fn() -> i64) -> Result<i64, String> {
+    PgTryBuilder::new(|| Ok(BackgroundWorker::transaction(batch)))
+        .catch_others(|error| {
+            // SAFETY: the documented recovery of a background worker's main loop after an
+            // error (as autovacuum's): abort the failed transaction, back to a clean state
+            unsafe { pg_sys::AbortCurrentTransaction() };
+            Err(match error {
+                CaughtError::PostgresError(report) | CaughtError::ErrorReport(report) | CaughtError::RustPanic { ereport: report, .. } => {
+                    report.message().to_string()
+                }
+            })
+        })
+        .execute()
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+#[pg_schema]
+mod tests {
+    use super::{backoff, MAX_BACKOFF};
+    use pgrx::prelude::*;
+    use std::time::Duration;
+
+    #[pg_test]
+    fn the_back_off_doubles_from_the_naptime_up_to_its_cap() {
+        let naptime = Duration::from_millis(5000);
+        let pauses: Vec<u64> = (0..9).map(|rounds| backoff(naptime, rounds).as_secs()).collect();
+        assert_eq!(pauses, [5, 10, 20, 40, 80, 160, 300, 300, 300]);
+        assert_eq!(backoff(Duration::from_secs(3600), 0), MAX_BACKOFF, "a naptime over the cap is capped too");
+        assert_eq!(backoff(Duration::from_millis(10), 40), MAX_BACKOFF);
     }
 }
 

@@ -5,7 +5,9 @@
 # DOF editions). The triggers ingest each set twice (late and independent embedding, the
 # real model); every leg and fusion answers every question (bench/sql/quality.sql); prints
 # MRR@10, R@1, R@5 and recall@5 per method (bench/sql/quality_report.sql).
-#   MAX_TOKENS (default 400 for chunking-evaluation, 256 for DOF); SETS (default "chunking-evaluation dof");
+#   MAX_TOKENS (default 400 for chunking-evaluation, 256 for DOF, 800 for legalize-pe); SETS (default
+#   "chunking-evaluation dof"; legalize-pe: LAWS (150) laws under 64 KB with questions made from their
+#   front matter, bench/sql/quality_load_legalize_pe.sql);
 #   CHUNKERS (default "pattern"; e.g. "pattern paragraph recursive semantic:percentile
 #   semantic:standard_deviation" compares strategies; name:type sets a semantic threshold_type).
 #   MODEL (default multilingual-e5-small) with MODEL_FILE (an ONNX file registered as MODEL
@@ -32,7 +34,12 @@ for set in ${SETS:-chunking-evaluation dof}; do
     dof)
       q -v corpora="$editions_root" -v questions="$bench/eval/dof_questions.tsv" -f "$bench/sql/quality_load_dof.sql"
       max_tokens="${MAX_TOKENS:-256}"; config=dof_spanish ;;
-    *) echo "unknown set $set (chunking-evaluation, dof)" >&2; exit 2 ;;
+    legalize-pe)
+      files="$(mktemp)"; pe="$(corpus legalize-pe-sample)"
+      find "$pe" -name '*.md' -size -64k | sort | head -n "${LAWS:-150}" > "$files"; chmod a+r "$files"
+      q -v files="$files" -v root="$pe" -f "$bench/sql/quality_load_legalize_pe.sql"; rm -f "$files"
+      max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
+    *) echo "unknown set $set (chunking-evaluation, dof, legalize-pe)" >&2; exit 2 ;;
   esac
   if [ -n "${MODEL_FILE:-}" ]; then
     q -c "SELECT name FROM dof_register_model('$MODEL', '$MODEL_FILE', '$MODEL_DIR/tokenizer.json', 'query: ', 'passage: ')" >/dev/null

@@ -79,6 +79,8 @@ struct Summary {
     unchanged: usize,
     removed: usize,
     failed: Vec<(String, String)>,
+    /// Loaded, with something the user should know (malformed front matter).
+    warnings: Vec<(String, String)>,
     bytes: usize,
 }
 
@@ -210,6 +212,11 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                         None => file.source_id.clone(),
                     };
                     current.insert(source_id.clone());
+                    // the trigger makes valid front matter the title and metadata; a block
+                    // that is not YAML fields is indexed as text, and said here
+                    if let dof_core::front_matter::Parsed::Malformed(reason) = dof_core::front_matter::parse(&part.markdown) {
+                        summary.warnings.push((source_id.clone(), format!("{reason}; loaded, the block indexed as text")));
+                    }
                     let known = existing.get(&source_id);
                     if known.is_some_and(|hash| hash.as_deref() == Some(sha256.as_str())) {
                         summary.unchanged += 1;
@@ -359,6 +366,9 @@ fn print_summary(summary: &Summary, elapsed: Duration) {
     );
     for (source_id, reason) in &summary.failed {
         println!("failed: {source_id}: {reason}");
+    }
+    for (source_id, reason) in &summary.warnings {
+        println!("warning: {source_id}: {reason}");
     }
 }
 

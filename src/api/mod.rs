@@ -5,6 +5,7 @@ mod chunk;
 mod drop_guard;
 mod embed;
 mod errors;
+mod front_matter;
 mod ingest;
 mod nearest;
 mod search;
@@ -42,13 +43,21 @@ pgrx::extension_sql_file!("../../sql/tables.sql", name = "tables", requires = ["
 pgrx::extension_sql_file!(
     "../../sql/ingest.sql",
     name = "ingest",
-    requires =
-        ["tables", "chunk", "embed", chunk::dof_chunker_version, ingest::dof_chunk_embed_internal, queue_workers::dof_queue_wake_internal]
+    requires = [
+        "tables",
+        "chunk",
+        "embed",
+        chunk::dof_chunker_version,
+        front_matter::dof_front_matter,
+        ingest::dof_chunk_embed_internal,
+        queue_workers::dof_queue_wake_internal
+    ]
 );
 pgrx::extension_sql_file!("../../sql/vector_leg.sql", name = "vector_leg", requires = ["ingest", nearest::dof_nearest_internal]);
 pgrx::extension_sql_file!("../../sql/text_leg.sql", name = "text_leg", requires = ["ingest", search::dof_bm25_score_internal]);
 pgrx::extension_sql_file!("../../sql/fusion.sql", name = "fusion", requires = ["vector_leg", "text_leg"]);
 pgrx::extension_sql_file!("../../sql/shard.sql", name = "shard", requires = ["fusion"]);
+pgrx::extension_sql_file!("../../sql/evaluate.sql", name = "evaluate", requires = ["fusion"]);
 pgrx::extension_sql_file!(
     "../../sql/reports.sql",
     name = "reports",

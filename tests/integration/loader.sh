@@ -33,6 +33,24 @@ check "$(echo "$out" | awk -F'|' 'NR == 3 {gsub(/ /, "", $2); gsub(/ /, "", $3);
 check "$(q -c "SELECT count(*) FROM dof_documents WHERE collection = 'carga'")" "$files" "one row per file"
 check "$(q -c "SELECT count(*) FROM dof_documents WHERE collection = 'carga' AND metadata->>'content_sha256' = encode(sha256(convert_to(body, 'UTF8')), 'hex')")" \
   "$files" "every row's content hash is its body's"
+# YAML front matter (every legalize-pe law has it) is the documents' title and metadata,
+# in no chunk; a malformed block is a warning for its file, which still loads, as text
+check "$(q -c "SELECT count(*) FILTER (WHERE title IS NOT NULL AND metadata ? 'identifier' AND metadata ? 'publication_date') || '/' || count(*)
+                FROM dof_documents WHERE collection = 'carga' AND body LIKE E'---\\n%'")" \
+      "$(q -c "SELECT count(*) || '/' || count(*) FROM dof_documents WHERE collection = 'carga' AND body LIKE E'---\\n%'")" \
+      "every law with front matter has its title, identifier and publication date from it"
+fm="$(mktemp -d)"
+printf -- '---\ntitle: Ley de prueba\nidentifier: LEY-1-2024\n---\n# Ley de prueba\n\nArtículo único.\n' > "$fm/bien.md"
+printf -- '---\ntitle: [sin cerrar\n---\n# Otra ley\n\nTexto.\n' > "$fm/roto.md"
+q -c "INSERT INTO dof_collections (name, model) VALUES ('frente', 'hash-384')"
+out=$("$dof" load "$fm" --collection frente 2>/dev/null); status=$?
+check "$status:$(echo "$out" | grep -c '^warning: roto.md: front matter is not valid YAML.*loaded, the block indexed as text')" "0:1" \
+      "malformed front matter: a warning naming the file, exit 0"
+check "$(q -c "SELECT string_agg(d.source_id || '=' || coalesce(d.title, '-') || ',' || (d.metadata ? 'identifier') || ','
+                                 || (SELECT bool_or(c.content LIKE '%title:%') FROM dof_chunks c WHERE c.document_id = d.id), ' ' ORDER BY d.source_id)
+                FROM dof_documents d WHERE d.collection = 'frente'")" \
+      "bien.md=Ley de prueba,true,false roto.md=-,false,true" "the good file's front matter is data, in no chunk; the broken one is text"
+rm -rf "$fm"
 
 # killed midway: one document per transaction, SIGKILL once some are in, then a rerun
 "$dof" load "$pe" --collection carga_kill --batch-size 1 >/dev/null 2>&1 &

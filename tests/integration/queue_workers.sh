@@ -8,7 +8,9 @@
 # and then left failed; dof_requeue hands a collection to the workers; dof_queue_progress
 # shows the running batches; a committed insert wakes idle workers at once;
 # pg_terminate_backend and a fast shutdown stop a worker within a second in the middle of a
-# long batch, which rolls back.
+# long batch, which rolls back; more workers than half of max_worker_processes are capped;
+# ALTER SYSTEM refuses a queue database that does not exist; workers whose rounds fail (a
+# database still at 0.1.0) log it once and back off, and say when they work again.
 set -uo pipefail
 . "$(dirname "$0")/common.bash"
 export PG_DOF_DB=pg_dof_workers
@@ -134,6 +136,30 @@ check "$(workers pg_dof_workers):$(tail -c +"$log_from" "$log" | grep -c "pg_dof
       "$((slots / 2)):1" "pg_dof.queue_workers = 64 starts half of max_worker_processes ($slots), with a warning"
 PG_DOF_DB=postgres q -c "ALTER SYSTEM SET pg_dof.queue_workers = 2" >/dev/null
 "$scripts/cluster.sh" restart >/dev/null
+
+# a database that does not exist is refused by ALTER SYSTEM (the workers would FATAL every 5 s)
+refused="$(PG_DOF_DB=postgres q -c "ALTER SYSTEM SET pg_dof.queue_database = 'no_such_database'" 2>&1)"
+check "$(echo "$refused" | grep -c 'invalid value for parameter "pg_dof.queue_database": "no_such_database"'):$(echo "$refused" | grep -c 'No database has that name')" \
+      "1:1" "ALTER SYSTEM refuses a pg_dof.queue_database that does not exist, saying why"
+# workers in a database whose pg_dof is still 0.1.0 (no queue there): the error is logged
+# once per worker, the workers stay (no restart every 5 s) and back off; after the update
+# they say they work again
+PG_DOF_DB=postgres q -c "DROP DATABASE IF EXISTS pg_dof_workers_old" -c "CREATE DATABASE pg_dof_workers_old" >/dev/null
+PG_DOF_DB=pg_dof_workers_old q -c "SET client_min_messages = warning" -c "CREATE EXTENSION pg_dof VERSION '0.1.0' CASCADE"
+log_from=$(( $(stat -c %s "$log") + 1 ))
+settings pg_dof_workers_old
+for _ in $(seq 1 40); do [ "$(workers pg_dof_workers_old)" = 2 ] && break; sleep 0.5; done
+sleep 3
+old_pids="$(PG_DOF_DB=postgres q -c "SELECT string_agg(pid::text, ',' ORDER BY pid) FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker'")"
+sleep 4
+failing='pg_dof queue worker: database "pg_dof_workers_old": .*without logging this again'
+check "$(tail -c +"$log_from" "$log" | grep -c "$failing"):$(tail -c +"$log_from" "$log" | grep -c 'ERROR: .*dof_process_queue_batch')" "2:0" \
+      "a database still at 0.1.0: one warning per worker in 7 s, no ERROR and restart every 5 s"
+check "$(PG_DOF_DB=postgres q -c "SELECT string_agg(pid::text, ',' ORDER BY pid) FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker'")" \
+      "$old_pids" "the failing workers stay (the same processes)"
+PG_DOF_DB=pg_dof_workers_old q -c "SET client_min_messages = warning" -c "CREATE EXTENSION unaccent" -c "CREATE EXTENSION dict_int" -c "ALTER EXTENSION pg_dof UPDATE"
+for _ in $(seq 1 60); do [ "$(tail -c +"$log_from" "$log" | grep -c 'database "pg_dof_workers_old" works again')" = 2 ] && break; sleep 0.5; done
+check "$(tail -c +"$log_from" "$log" | grep -c 'database "pg_dof_workers_old" works again')" "2" "after ALTER EXTENSION pg_dof UPDATE both workers say they work again"
 
 settings pg_dof
 for _ in $(seq 1 40); do [ "$(workers pg_dof_workers)" = 0 ] && break; sleep 0.5; done

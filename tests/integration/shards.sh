@@ -150,6 +150,11 @@ for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof RESET enable_indexscan";
 q -c "$(search_sql weighted false)" | cut -d'|' -f1,3 > "$work/single.out"
 coord -c "$(search_sql weighted false)" | cut -d'|' -f1,3 > "$work/cluster.out"
 echo "note: with HNSW on both sides, $(comm -12 <(sort "$work/single.out") <(sort "$work/cluster.out") | wc -l) of $(wc -l < "$work/single.out") top-10 results are the same"
+huge="$(coord -c "SELECT count(*) FROM dof_hybrid_search(repeat('palabra ', 10000))" 2>&1)"
+check "$(echo "$huge" | grep -c 'query has 80000 bytes, over the 65536 bytes'):$(echo "$huge" | grep -c 'stack depth')" "1:0" \
+      "a query over 64 KB is refused by the coordinator, clearly (it failed on the shards with stack depth limit exceeded)"
+check "$(coord -c "SELECT pg_get_function_arguments('dof_hybrid_search'::regproc) LIKE '%alpha double precision DEFAULT 0.7%'")" "t" \
+      "the coordinator's hybrid search has one server's defaults (alpha 0.7)"
 
 # a third shard: the mapping changes, dof_cluster_rebalance moves the documents whose owner
 # changed, with their vectors (nothing re-embedded), and the answers stay the same

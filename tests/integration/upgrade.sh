@@ -32,6 +32,12 @@ for f in "$repo"/samples/*.md; do
   echo "INSERT INTO dof_documents (source_id, body) VALUES (:'id', :'body')" | q -v id="$(basename "$f" .md)" -v body="$(cat "$f")"
 done
 check "$(q -c "SELECT count(*) FROM dof_documents")" "$(ls "$repo"/samples/*.md | wc -l)" "every sample is loaded before the update"
+# and a chunk over the model's window: 780 tokens, under the 800-token default limit, over
+# the 510 that e5 embeds in one window (before 0.3.0, embedded from its start only)
+q -c "INSERT INTO dof_documents (source_id, body) VALUES ('largo', repeat('Artículo primero de la ley federal de derechos y su reglamento. ', 60))"
+# the library installed is this version's, which embeds every token and stamps version 3:
+# stamp the long chunk as the earlier release's library wrote it
+q -c "UPDATE dof_chunks c SET chunker_version = '2' FROM dof_documents d WHERE d.id = c.document_id AND d.source_id = 'largo'"
 q -c "ANALYZE dof_chunks"
 searches="SELECT string_agg(chunk_id::text, ',' ORDER BY score DESC, chunk_id) FROM dof_hybrid_search('tipo de cambio del dólar', k => 5)
 UNION ALL SELECT string_agg(chunk_id::text, ',' ORDER BY rank) FROM dof_text_search('etiquetado', k => 5)"
@@ -45,6 +51,11 @@ if [ "$from" = 0.1.0 ]; then
   check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "0.1.0" "and leaves 0.1.0 as it was"
   q -c "CREATE EXTENSION unaccent"
 fi
+# 0.3.0 requires dict_int (identifiers without their sign): the update says so and stops
+refused="$(q -c "ALTER EXTENSION pg_dof UPDATE" 2>&1)"
+check "$(echo "$refused" | grep -c 'required extension "dict_int" is not installed')" "1" "the update from $from says dict_int is needed first"
+check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "$from" "and leaves $from as it was"
+q -c "CREATE EXTENSION dict_int"
 q -c "ALTER EXTENSION pg_dof UPDATE"
 check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "$current" "ALTER EXTENSION pg_dof UPDATE from $from reaches $current"
 check "$(q -c "$counts")" "$before_counts" "every document and chunk kept (documents/embedded chunks)"
@@ -53,6 +64,13 @@ stats_wrong="WITH truth AS (SELECT c.collection, l.lexeme, count(*) AS n FROM do
 SELECT count(*) FROM truth t FULL JOIN kept k USING (collection, lexeme) WHERE t.n IS DISTINCT FROM k.n"
 check "$(q -c "$stats_wrong")" "0" "BM25 statistics built from the stored chunks are exact"
 check "$(q -c "$searches")" "$before_search" "the same searches give the same chunks after the update"
+# the chunk over 510 tokens was embedded from its start only: the report says how many,
+# and re-indexing (dof_requeue, then the queue) embeds every token
+cut="$(q -c "SELECT sum(cut_embeddings) FROM dof_token_stats")"
+check "$(( cut > 0 ))" "1" "after the update from $from, dof_token_stats counts $cut chunks whose vector saw only their start"
+q -c "SET client_min_messages = warning" -c "SELECT dof_requeue()" -c "CALL dof_process_queue()" >/dev/null
+check "$(q -c "SELECT sum(cut_embeddings) || '/' || (SELECT count(*) FROM dof_queue WHERE status <> 'done')  FROM dof_token_stats")" "0/0" \
+      "after dof_requeue and the queue, none (every document indexed again)"
 check "$(q -c "SELECT pg_relation_filenode('dof_chunks')")" "$filenode_before" "dof_chunks is not rewritten (embedding loses its vector(384) modifier in place)"
 check "$(q -c "SELECT string_agg(indexname || ' ' || (indexdef LIKE '%(embedding)::halfvec(384)) halfvec_cosine_ops%'), ',' ORDER BY indexname)
                 FROM pg_indexes WHERE tablename = 'dof_chunks' AND indexdef LIKE '%hnsw%'")" \

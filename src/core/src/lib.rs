@@ -13,6 +13,7 @@ pub mod chunk;
 pub mod classify;
 pub mod corpus;
 pub mod embed;
+pub mod front_matter;
 pub mod fuse;
 pub mod install;
 mod signals;

@@ -114,6 +114,21 @@ fn tables_repeat_their_header_and_keep_the_text_around_them_in_order() {
 }
 
 #[test]
+fn a_table_document_is_never_packed_across_its_h2_notices() {
+    let notice = |n: usize| format!("## AVISO {n}\n\nTexto breve del aviso {n}.\n\n| Clave | Tasa |\n|---|---|\n| {n} | 1.{n} |\n");
+    let doc: String = (0..30).map(notice).collect();
+    let Some((chunks, _)) = chunk(&doc, Some(Pattern::GiantTable), 400) else {
+        return;
+    };
+    assert!(chunks.len() >= 30, "{} chunks for 30 notices", chunks.len());
+    for c in &chunks {
+        assert!(c.content.matches("## AVISO").count() <= 1, "a chunk spans two notices: {:?}", c.content);
+        let heading = &c.heading_path[0];
+        assert!(c.content.contains(&heading.replace("AVISO ", "")), "{heading} over {:?}", c.content);
+    }
+}
+
+#[test]
 fn a_table_row_longer_than_the_limit_is_split_by_cells_with_the_header() {
     let long_cell = paragraph(3, 400);
     let doc =
@@ -287,4 +302,25 @@ fn next_line_characters_survive_word_splitting_with_either_sizer() {
         // and the e5 tokenizer (chunk() checks the invariants; None without the model)
         let _ = chunk(&doc, Some(pattern), 144);
     }
+}
+
+#[test]
+fn front_matter_is_in_no_chunk_and_a_malformed_one_stays_text() {
+    let law =
+        "---\ntitle: Aprueban Convenio\nidentifier: DS-092-2002-EF\n---\n# Aprueban Convenio\n\nEl presidente de la república decreta.\n";
+    let Some((chunks, _)) = chunk(law, None, 800) else {
+        return;
+    };
+    assert_eq!(chunks.len(), 1);
+    assert_eq!(chunks[0].content, "# Aprueban Convenio\n\nEl presidente de la república decreta.");
+    assert_eq!(chunks[0].char_start, law.find("# Aprueban").unwrap(), "offsets stay those of the stored body");
+    let broken = "---\ntitle: [sin cerrar\n---\n# Texto\n\nUn párrafo.\n";
+    let (chunks, _) = chunk(broken, None, 800).unwrap();
+    assert!(chunks[0].content.starts_with("---\ntitle: [sin cerrar"), "{:?}", chunks[0].content);
+    // the checker does not excuse a chunker that drops a valid block's text: a chunk list
+    // without the body is reported
+    let (tokenizer, options) = (common::tokenizer().unwrap(), ChunkOptions::default());
+    let mut missing = chunk_document(law, tokenizer, &options).unwrap();
+    missing.clear();
+    assert!(invariants::check(law, &missing, 800, tokenizer).unwrap_err().contains("is in no chunk"));
 }

@@ -72,3 +72,12 @@ SET statement_timeout = '300ms';
 SELECT count(*) FROM dof_embed(ARRAY(SELECT repeat(format('Artículo %s de la ley. ', i), 60) FROM generate_series(1, 2000) i));
 RESET statement_timeout;
 SELECT 'still alive' AS backend;
+
+-- every token reaches the model: a text over the model's 512 positions is embedded as
+-- windows pooled into one vector, so its end moves the vector (cut at 512, it did not)
+WITH long AS (SELECT repeat('Artículo primero de la ley federal de derechos. ', 150) AS body)
+SELECT (SELECT count(*) FROM dof_chunk(body, 100000, 0)) AS chunks,
+       (SELECT token_count FROM dof_chunk(body, 100000, 0)) > 1024 AS over_two_windows,
+       (SELECT embedding FROM dof_embed(ARRAY[body || 'Al final: vedas de pesca de camarón.']))
+         <=> (SELECT embedding FROM dof_embed(ARRAY[body || 'Al final: impuesto especial al tabaco.'])) > 0.0001 AS end_reaches_the_model
+FROM long;

@@ -39,5 +39,45 @@ UPDATE dof_collections SET text_search_config = 'spanish' WHERE name = 'acentos'
 SELECT count(*) AS found_with_spanish FROM dof_text_search('resolucion miscelanea', 3, 'acentos', match_terms => 'all');
 UPDATE dof_collections SET text_search_config = 'dof_spanish' WHERE name = 'acentos';
 SELECT count(*) AS found_with_dof_spanish FROM dof_text_search('resolucion miscelanea', 3, 'acentos', match_terms => 'all');
-SELECT bool_and(c.tsv = dof_chunk_tsvector('dof_spanish', c.heading_path, c.content)) AS stored_matches_config
+SELECT bool_and(c.tsv = dof_chunk_tsvector('dof_spanish', c.heading_path, c.content, c.metadata)) AS stored_matches_config
 FROM dof_chunks c WHERE c.collection = 'acentos';
+
+-- Identifiers match however they are typed: with or without hyphens, accents, case, the
+-- sign PostgreSQL's parser reads in "-035", a trailing dot
+INSERT INTO dof_collections (name) VALUES ('identificadores');
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('identificadores', 'nom-035', E'# NORMA Oficial Mexicana NOM-035-STPS-2018\n\nFactores de riesgo psicosocial en el trabajo: identificación, análisis y prevención.'),
+ ('identificadores', 'ds-092', E'# DECRETO SUPREMO Nº 092-2002-EF\n\nAprueban el Convenio de Conversión de Deuda en Inversión en Naturaleza.'),
+ ('identificadores', 'ley-27056', E'# Ley Nº 27056\n\nLey de creación del Seguro Social de Salud (ESSALUD); artículo 40. de la ley.'),
+ ('identificadores', 'rm-018', E'# Resolución Ministerial N.° 018-78-TR\n\nNormas sobre el trabajo en sobretiempo.'),
+ ('identificadores', 'otro', E'# Aviso\n\nTipo de cambio 2018 para solventar obligaciones; tasa 035 por ciento.');
+-- other notices, so that an identifier's numbers are rare in the collection, as they are in
+-- a real one (match_terms any ORs the rare lexemes; in a handful of documents none is rare)
+INSERT INTO dof_documents (collection, source_id, body)
+SELECT 'identificadores', 'aviso-' || g, format(E'# Aviso %s\n\nLa secretaría informa el tipo de cambio del día %s para el trabajo.', g + 100, g)
+FROM generate_series(1, 60) g;
+ANALYZE dof_chunks;
+SELECT to_tsvector('dof_spanish', 'NOM-035-STPS-2018') AS hyphenated, to_tsvector('dof_spanish', 'nom 035 stps 2018') AS spaced;
+-- every form finds its document first (the default match_terms any: the query's other
+-- words may be missing, as "DS" or "rm" are from these bodies)
+SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
+               JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
+FROM unnest(ARRAY['NOM-035-STPS-2018', 'nom 035 stps 2018', 'NOM 035', 'nom-035-stps', 'DS-092-2002-EF', 'ds 092 2002 ef',
+                  'Decreto Supremo 092-2002-EF', 'decreto supremo nº 092-2002-ef', 'Nº 27056', 'ley 27056', 'LEY N° 27056',
+                  'articulo 40.', 'artículo 40', '018-78-TR', 'rm 018 78 tr', 'resolucion ministerial 018-78-tr']) AS typed;
+
+-- YAML front matter is data: its fields become the metadata, its title the title, and
+-- no chunk holds it; its identifier is searchable (dof_chunk_tsvector) though the body
+-- spells it otherwise; a malformed block stays text, with a WARNING
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('identificadores', 'pe-ds-011', E'---\ntitle: Aprueban el Reglamento de Pesca\nidentifier: DS-011-2024-PRODUCE\npublication_date: ''2024-05-02''\nstatus: in_force\n---\n# Aprueban el Reglamento de Pesca\n\n## DECRETO SUPREMO Nº 011-2024-PRODUCE\n\nEl presidente de la república decreta.');
+SELECT title, metadata, (SELECT string_agg(c.content, ' | ') FROM dof_chunks c WHERE c.document_id = d.id) AS chunks,
+       (SELECT min(c.char_start) FROM dof_chunks c WHERE c.document_id = d.id) = strpos(body, '# Aprueban') - 1 AS offsets_in_body
+FROM dof_documents d WHERE source_id = 'pe-ds-011';
+SELECT count(*) AS found_by_status FROM dof_hybrid_search('reglamento de pesca', 3, 'identificadores', filter => '{"status": "in_force"}');
+SELECT d.source_id FROM dof_text_search('ds 011 2024 produce', 1, 'identificadores', match_terms => 'all') t
+JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id;
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('identificadores', 'roto', E'---\ntitle: [sin cerrar\n---\n# Texto\n\nUn párrafo.');
+SELECT title, metadata, (SELECT c.content FROM dof_chunks c WHERE c.document_id = d.id ORDER BY c.chunk_index LIMIT 1) LIKE '---%' AS block_is_text
+FROM dof_documents d WHERE source_id = 'roto';

@@ -1,8 +1,9 @@
 //! A document's top-level markdown blocks with byte spans, from pulldown-cmark.
 //!
-//! Every non-whitespace byte of the input lies in exactly one block: text that the parser
-//! does not report as a block (link reference definitions, say) becomes a text block, so
-//! chunking can never drop it.
+//! Every non-whitespace byte of the input after its front matter ([`crate::front_matter`],
+//! which is data, not text) lies in exactly one block: text that the parser does not report
+//! as a block (link reference definitions, say) becomes a text block, so chunking can never
+//! drop it.
 
 use std::ops::Range;
 
@@ -42,15 +43,19 @@ pub struct Block {
 /// Parser events between two calls of `interrupt` (a few milliseconds of parsing).
 const EVENTS_PER_INTERRUPT: usize = 4096;
 
-/// The blocks of `text`, calling `interrupt` every few thousand parser events.
+/// The blocks of `text` after its front matter, calling `interrupt` every few thousand
+/// parser events.
 pub fn parse(text: &str, interrupt: &dyn Fn()) -> Vec<Block> {
+    // the markdown after the front matter, parsed alone, its offsets in `text`
+    let skip = crate::front_matter::span(text).end;
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     let mut blocks: Vec<Block> = Vec::new();
     let mut depth = 0usize;
     let mut open: Option<(BlockKind, Range<usize>)> = None;
     let mut table_rows: Vec<Range<usize>> = Vec::new();
-    for (n, (event, range)) in Parser::new_ext(text, options).into_offset_iter().enumerate() {
+    let events = Parser::new_ext(&text[skip..], options).into_offset_iter().map(|(e, r)| (e, r.start + skip..r.end + skip));
+    for (n, (event, range)) in events.enumerate() {
         if n % EVENTS_PER_INTERRUPT == 0 {
             interrupt();
         }
@@ -89,7 +94,7 @@ pub fn parse(text: &str, interrupt: &dyn Fn()) -> Vec<Block> {
             _ => {}
         }
     }
-    cover_gaps(text, blocks)
+    cover_gaps(text, blocks, skip)
 }
 
 fn finish_kind(kind: BlockKind, end: TagEnd, text: &str, span: &Range<usize>, rows: &mut Vec<Range<usize>>) -> BlockKind {
@@ -122,11 +127,11 @@ fn push_trimmed(blocks: &mut Vec<Block>, text: &str, kind: BlockKind, span: Rang
 }
 
 /// Sorts blocks, drops overlaps, and turns any non-whitespace text between blocks into
-/// text blocks, so the blocks cover every visible character exactly once.
-fn cover_gaps(text: &str, mut blocks: Vec<Block>) -> Vec<Block> {
+/// text blocks, so the blocks cover every visible character from `start` on exactly once.
+fn cover_gaps(text: &str, mut blocks: Vec<Block>, start: usize) -> Vec<Block> {
     blocks.sort_by_key(|b| b.span.start);
     let mut covered: Vec<Block> = Vec::with_capacity(blocks.len() + 1);
-    let mut position = 0;
+    let mut position = start;
     for block in blocks {
         if block.span.start < position {
             if block.span.end <= position {

@@ -3,7 +3,8 @@
 //! - no chunk over the limit, and each token count equal to a fresh count of its content;
 //! - every chunk's offsets point at its text (`content` ends with that source span, and
 //!   the character offsets select the same span);
-//! - nothing lost: the spans, in order, cover every character the sizer does not treat
+//! - nothing lost: the spans, in order, cover every character after the front matter
+//!   ([`crate::front_matter::span`], the document's data) that the sizer does not treat
 //!   as blank (for a tokenizer: a character that, between two letters, tokenizes unlike
 //!   a space and unlike nothing — U+0085 is a token for e5 though Unicode calls it
 //!   whitespace).
@@ -18,7 +19,7 @@ pub fn check(text: &str, chunks: &[Chunk], max_tokens: usize, sizer: &dyn ChunkS
     let mut blank_memo: HashMap<char, bool> = HashMap::new();
     let mut is_blank = |c: char| *blank_memo.entry(c).or_insert_with(|| sizer.is_blank(c));
     let char_to_byte: Vec<usize> = text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len())).collect();
-    let mut covered_to = 0usize;
+    let mut covered_to = crate::front_matter::span(text).end;
     let mut previous_start = 0usize;
     for chunk in chunks {
         let id = chunk.chunk_index;

@@ -31,7 +31,7 @@ pub use measure::CharacterSizer;
 
 /// Bump when chunk boundaries change for the same input and options: stored chunks
 /// record it, so re-chunking can be targeted.
-pub const CHUNKER_VERSION: &str = "2";
+pub const CHUNKER_VERSION: &str = "3";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChunkOptions {

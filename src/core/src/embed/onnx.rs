@@ -14,7 +14,7 @@ use ort::session::{RunOptions, Session, SessionInputValue};
 use ort::value::Tensor;
 
 use super::late::{concatenate, plan_windows, token_spans};
-use super::pool::{l2_normalize, mean_pool};
+use super::pool::l2_normalize;
 use super::{EmbedError, Embedder};
 use crate::signals::with_signals_blocked;
 use crate::tokenize::ModelTokenizer;
@@ -31,8 +31,8 @@ pub struct OnnxOptions {
     /// default): a little faster for one session alone, but spinning threads take cores
     /// from the other backends embedding at the same time (bench/scripts/onnx_spinning.sh).
     pub spinning: bool,
-    /// Longest token sequence the model accepts (512 for e5-small); longer inputs are
-    /// truncated to it, keeping the closing special token.
+    /// Longest token sequence the model accepts (512 for e5-small); a longer input is
+    /// embedded as several windows of it, pooled into one vector ([`windows`]).
     pub max_positions: usize,
     /// Upper bound on `batch × padded length` per model call, so a batch of long texts
     /// does not allocate attention for all of them at once.
@@ -187,16 +187,14 @@ impl OnnxEmbedder {
         }
     }
 
-    /// Token ids of `text` with special tokens, cut to the model's window.
-    fn model_input(&self, text: &str) -> Result<Vec<u32>, EmbedError> {
-        let mut ids = self.tokenizer.encode(text, true)?.ids;
-        let limit = self.options.max_positions.max(2);
-        if ids.len() > limit {
-            let closing = ids[ids.len() - 1];
-            ids.truncate(limit - 1);
-            ids.push(closing);
-        }
-        Ok(ids)
+    /// Token ids of `text` with special tokens, as the model's windows: the whole text when it
+    /// fits `max_positions`, else consecutive pieces of it, each wrapped in the special tokens
+    /// again. Every token of the text is in exactly one window, so every token reaches the
+    /// model (it used to be cut at the first window: the vector of an 800-token chunk said
+    /// nothing of its last 290 tokens).
+    fn model_windows(&self, text: &str) -> Result<Vec<Vec<u32>>, EmbedError> {
+        let ids = self.tokenizer.encode(text, true)?.ids;
+        Ok(windows(ids, self.options.max_positions))
     }
 
     /// Runs one padded batch; returns each sequence's token states (unpadded, row-major
@@ -275,35 +273,71 @@ impl Embedder for OnnxEmbedder {
 
     fn embed(&mut self, texts: &[&str], between_batches: &mut dyn FnMut()) -> Result<Vec<Vec<f32>>, EmbedError> {
         // tokenizing thousands of texts takes most of a second: the hook runs in between too
-        let mut inputs = Vec::with_capacity(texts.len());
+        let mut inputs: Vec<(usize, Vec<u32>)> = Vec::with_capacity(texts.len());
         for (i, text) in texts.iter().enumerate() {
             if i % TEXTS_PER_INTERRUPT == TEXTS_PER_INTERRUPT - 1 {
                 between_batches();
             }
-            inputs.push(self.model_input(text)?);
+            inputs.extend(self.model_windows(text)?.into_iter().map(|window| (i, window)));
         }
         // Length-sorted batches keep padding (wasted attention) small.
         let mut order: Vec<usize> = (0..inputs.len()).collect();
-        order.sort_by_key(|&i| inputs[i].len());
-        let mut vectors = vec![Vec::new(); inputs.len()];
+        order.sort_by_key(|&i| inputs[i].1.len());
+        // a text's vector: the mean of the token states of all its windows
+        let mut sums = vec![Vec::<f32>::new(); texts.len()];
+        let mut counts = vec![0usize; texts.len()];
         let mut start = 0;
         while start < order.len() {
             let mut end = start + 1;
-            while end < order.len() && (end + 1 - start) * inputs[order[end]].len() <= self.options.batch_tokens {
+            while end < order.len() && (end + 1 - start) * inputs[order[end]].1.len() <= self.options.batch_tokens {
                 end += 1;
             }
-            let batch: Vec<&[u32]> = order[start..end].iter().map(|&i| inputs[i].as_slice()).collect();
+            let batch: Vec<&[u32]> = order[start..end].iter().map(|&i| inputs[i].1.as_slice()).collect();
             let (states, dimension) = self.run(&batch)?;
             for (&index, rows) in order[start..end].iter().zip(&states) {
-                let mut vector = mean_pool(rows, dimension, 0..inputs[index].len());
-                l2_normalize(&mut vector);
-                vectors[index] = vector;
+                let (text, window) = (inputs[index].0, &inputs[index].1);
+                let sum = &mut sums[text];
+                if sum.is_empty() {
+                    sum.resize(dimension, 0.0);
+                }
+                rows.chunks_exact(dimension).for_each(|row| sum.iter_mut().zip(row).for_each(|(acc, v)| *acc += v));
+                counts[text] += window.len();
             }
             start = end;
             between_batches();
         }
-        Ok(vectors)
+        Ok(sums
+            .into_iter()
+            .zip(counts)
+            .map(|(mut sum, count)| {
+                sum.iter_mut().for_each(|v| *v /= count.max(1) as f32);
+                l2_normalize(&mut sum);
+                sum
+            })
+            .collect())
     }
+}
+
+/// `ids` (a text's tokens between its opening and closing special token) as model windows
+/// of at most `max_positions` tokens: the text itself when it fits, else consecutive
+/// pieces, each between the two special tokens again. Every token between the specials is
+/// in exactly one window, in order.
+pub(crate) fn windows(ids: Vec<u32>, max_positions: usize) -> Vec<Vec<u32>> {
+    let limit = max_positions.max(3);
+    if ids.len() <= limit || ids.len() < 2 {
+        return vec![ids];
+    }
+    let (open, close) = (ids[0], ids[ids.len() - 1]);
+    ids[1..ids.len() - 1]
+        .chunks(limit - 2)
+        .map(|piece| {
+            let mut window = Vec::with_capacity(piece.len() + 2);
+            window.push(open);
+            window.extend_from_slice(piece);
+            window.push(close);
+            window
+        })
+        .collect()
 }
 
 fn environment(library: &Path) -> Result<&'static Environment, EmbedError> {
@@ -318,4 +352,20 @@ fn environment(library: &Path) -> Result<&'static Environment, EmbedError> {
     let environment =
         with_signals_blocked(|| builder.with_name("pg_dof").with_telemetry(false).build()).map_err(|e| load_error(e.to_string()))?;
     Ok(ENVIRONMENT.get_or_init(|| environment))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::windows;
+
+    #[test]
+    fn every_token_reaches_the_model_in_windows_that_fit() {
+        let ids: Vec<u32> = std::iter::once(0).chain(10..1210).chain(std::iter::once(2)).collect();
+        let pieces = windows(ids.clone(), 512);
+        assert_eq!(pieces.len(), 3);
+        assert!(pieces.iter().all(|w| w.len() <= 512 && w[0] == 0 && w[w.len() - 1] == 2));
+        let inner: Vec<u32> = pieces.iter().flat_map(|w| w[1..w.len() - 1].to_vec()).collect();
+        assert_eq!(inner, ids[1..ids.len() - 1], "each token once, in order");
+        assert_eq!(windows(ids[..512].to_vec(), 512), vec![ids[..512].to_vec()], "a text that fits is one window, unchanged");
+    }
 }

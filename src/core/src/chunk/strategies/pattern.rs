@@ -54,8 +54,13 @@ fn pieces(pattern: Pattern, packer: &Packer, units: &[Unit], overlap_tokens: usi
             narrower.pack(units, &mut pieces)?;
             overlap::add(packer, &mut pieces, overlap_tokens)?;
         }
-        // the packer keeps each table apart from the text around it (tables_alone)
-        Pattern::GiantTable => packer.pack(units, &mut pieces)?,
+        // the packer keeps each table apart from the text around it (tables_alone), and no
+        // chunk runs across an H2: a table-heavy DOF edition holds hundreds of notices
+        Pattern::GiantTable => {
+            for section in split_before(units, 2) {
+                packer.pack(section, &mut pieces)?;
+            }
+        }
     }
     Ok(pieces)
 }

@@ -1,0 +1,128 @@
+//! YAML front matter: a block between `---` lines at the very start of a document (the
+//! legalize-pe laws, static-site markdown), which says what the document is (`title`,
+//! `identifier`, `publication_date`, `status`…). It is data, not text: its fields become
+//! the document's title and metadata (`dof_documents_before`, through
+//! `dof_front_matter_internal`), and the chunker leaves it out of every chunk, so a search
+//! does not match the YAML and the model does not embed it. A block that does not parse as
+//! a YAML mapping is not front matter: it stays text and is chunked like the rest.
+
+use std::ops::Range;
+
+use serde_json::{Map, Value};
+
+/// The largest block read as front matter; a longer one is text (a document that opens
+/// with a thematic break `---` and has another one far below is not front matter).
+pub const MAX_BYTES: usize = 64 * 1024;
+
+/// A document's front matter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrontMatter {
+    /// Bytes of the block, its fences and the line break after the closing one included.
+    pub span: Range<usize>,
+    /// Its fields, as JSON (dates and numbers as YAML reads them; keys as strings).
+    pub fields: Map<String, Value>,
+}
+
+/// What the start of a document holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    /// No block between `---` fences at the start.
+    None,
+    FrontMatter(FrontMatter),
+    /// A fenced block that is not a YAML mapping: why (it stays text).
+    Malformed(String),
+}
+
+/// The fenced block at the start of `text`, unparsed: the bytes of the whole block and of
+/// the YAML inside. The opening fence is the first line, exactly `---`; the closing one the
+/// next line that is `---` or `...` (trailing blanks allowed), within [`MAX_BYTES`].
+fn fenced(text: &str) -> Option<(Range<usize>, Range<usize>)> {
+    let first_end = text.find('\n')?;
+    if text[..first_end].trim_end() != "---" {
+        return None;
+    }
+    let yaml_start = first_end + 1;
+    let mut line_start = yaml_start;
+    while line_start < text.len() && line_start - yaml_start <= MAX_BYTES {
+        let line_end = text[line_start..].find('\n').map_or(text.len(), |i| line_start + i);
+        let line = text[line_start..line_end].trim_end();
+        if line == "---" || line == "..." {
+            let block_end = (line_end + 1).min(text.len());
+            return Some((0..block_end, yaml_start..line_start));
+        }
+        line_start = line_end + 1;
+    }
+    None
+}
+
+/// Reads the front matter at the start of `text`, if there is one.
+pub fn parse(text: &str) -> Parsed {
+    let Some((span, yaml)) = fenced(text) else { return Parsed::None };
+    match serde_yaml_ng::from_str::<Value>(&text[yaml]) {
+        Ok(Value::Object(fields)) => Parsed::FrontMatter(FrontMatter { span, fields }),
+        // an empty block (`---` `---`): front matter with no fields
+        Ok(Value::Null) => Parsed::FrontMatter(FrontMatter { span, fields: Map::new() }),
+        Ok(other) => Parsed::Malformed(format!("front matter is not a mapping of fields (a YAML {})", kind(&other))),
+        Err(error) => Parsed::Malformed(format!("front matter is not valid YAML: {error}")),
+    }
+}
+
+/// The bytes at the start of `text` that are front matter (none when there is none, or it
+/// is malformed): what the chunker leaves out and the invariant checker counts as
+/// accounted for.
+pub fn span(text: &str) -> Range<usize> {
+    match parse(text) {
+        Parsed::FrontMatter(front) => front.span,
+        _ => 0..0,
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "mapping",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LAW: &str = "---\ntitle: >-\n  Aprueban “Convenio de Conversi&oacute;n de Deuda”\nidentifier: DS-092-2002-EF\npublication_date: '2002-06-08'\nrank: decreto_supremo\n---\n# Aprueban\n\nTexto.\n";
+
+    #[test]
+    fn fields_and_the_span_of_the_block() {
+        let Parsed::FrontMatter(front) = parse(LAW) else { panic!("{:?}", parse(LAW)) };
+        assert_eq!(front.fields["identifier"], "DS-092-2002-EF");
+        assert_eq!(front.fields["publication_date"], "2002-06-08");
+        assert_eq!(front.fields["title"], "Aprueban “Convenio de Conversi&oacute;n de Deuda”");
+        assert_eq!(&LAW[front.span.end..], "# Aprueban\n\nTexto.\n");
+        assert_eq!(span(LAW), front.span);
+    }
+
+    #[test]
+    fn only_a_block_at_the_very_start_with_both_fences() {
+        assert_eq!(parse("# Título\n---\na: 1\n---\n"), Parsed::None);
+        assert_eq!(parse("---\na: 1\nsin cierre\n"), Parsed::None);
+        assert_eq!(parse(" ---\na: 1\n---\n"), Parsed::None);
+        assert!(matches!(parse("---\na: 1\n...\nTexto"), Parsed::FrontMatter(f) if f.span == (0..13)));
+        assert!(matches!(parse("---\n---\nTexto"), Parsed::FrontMatter(f) if f.fields.is_empty() && f.span == (0..8)));
+        assert!(matches!(parse("---\r\na: 1\r\n---\r\nTexto"), Parsed::FrontMatter(f) if f.fields["a"] == 1));
+        // a closing fence at the end of the text, without a line break
+        assert!(matches!(parse("---\na: 1\n---"), Parsed::FrontMatter(f) if f.span == (0..12)));
+    }
+
+    #[test]
+    fn a_block_that_is_not_a_mapping_stays_text() {
+        // thematic breaks around a paragraph: YAML reads a string, not fields
+        assert!(matches!(parse("---\nUn párrafo entre dos líneas.\n---\nMás texto."), Parsed::Malformed(m) if m.contains("string")));
+        assert!(matches!(parse("---\ntitle: [sin cerrar\n---\n"), Parsed::Malformed(m) if m.contains("not valid YAML")));
+        assert_eq!(span("---\ntitle: [sin cerrar\n---\n"), 0..0);
+        let long = format!("---\n{}---\n", "a: b\n".repeat(MAX_BYTES / 5 + 10));
+        assert_eq!(parse(&long), Parsed::None);
+    }
+}

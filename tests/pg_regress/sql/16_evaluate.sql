@@ -1,0 +1,38 @@
+-- dof_evaluate: a user's own questions scored through every search method, in SQL.
+CREATE EXTENSION pg_dof CASCADE;
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+INSERT INTO dof_collections (name) VALUES ('ev');
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('ev', 'tipo', E'# Tipo de cambio\n\nEl Banco de México publica el tipo de cambio del dólar.'),
+ ('ev', 'nom', E'# NOM-035-STPS-2018\n\nFactores de riesgo psicosocial en los centros de trabajo.'),
+ ('ev', 'pesca', E'# Reglamento de pesca\n\nVedas de camarón en el Golfo de México.');
+CREATE TABLE preguntas (pregunta text, documento text, desde integer, hasta integer);
+INSERT INTO preguntas VALUES
+ ('tipo de cambio del dólar', 'tipo', NULL, NULL),
+ ('riesgo psicosocial', 'nom', NULL, NULL),
+ ('vedas de camarón', 'pesca', 20, 40),
+ -- the words are in 'tipo', but the answer range is in 'pesca': a miss for every method
+ ('banco de méxico', 'pesca', 0, 5);
+-- the text leg's ranks are exact: three questions first, one missed: MRR (1 + 1 + 1 + 0) / 4
+SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr, round(r_at_1::numeric, 3) AS r1,
+       round(r_at_5::numeric, 3) AS r5, round(ndcg::numeric, 3) AS ndcg, round(recall::numeric, 3) AS recall,
+       mean_ms >= 0 AS timed
+FROM dof_evaluate($$SELECT pregunta AS question, documento AS source_id, desde AS char_start, hasta AS char_end FROM preguntas$$,
+                  'ev', methods => ARRAY['text', 'text:match_terms=all']);
+-- every method by default, a table name as the questions, k: one row per method in order
+CREATE TABLE preguntas_simples AS SELECT pregunta AS question, documento AS source_id FROM preguntas WHERE desde IS NULL;
+SELECT method, questions_scored, mrr > 0.5 AS finds_them FROM dof_evaluate('preguntas_simples', 'ev', k => 3);
+-- an answer in several places: int4multirange
+SELECT method, round(mrr::numeric, 3) AS mrr
+FROM dof_evaluate($$SELECT 'banco de méxico' AS question, 'tipo' AS source_id, '{[0,3), [20,30)}'::int4multirange AS answer$$,
+                  'ev', methods => ARRAY['text']);
+-- mistakes are clear errors
+SELECT * FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['keyword']);
+SELECT * FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['hybrid:alfa=0.3']);
+SELECT * FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['hybrid:alpha=2']);
+SELECT * FROM dof_evaluate($$SELECT pregunta FROM preguntas$$, 'ev');
+SELECT * FROM dof_evaluate($$SELECT pregunta AS question, documento AS source_id FROM preguntas WHERE false$$, 'ev');
+SELECT * FROM dof_evaluate('preguntas_simples', 'ev', k => 0);
+SELECT * FROM dof_evaluate('no_such_table', 'ev');
+SELECT * FROM dof_evaluate('preguntas_simples', 'no_such_collection');
