@@ -1,6 +1,7 @@
 //! Connecting like psql: a connection string (`--connection`, key=value or URI), else the
 //! libpq environment variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD), else the
-//! local socket as the current user. What is printed never holds the password.
+//! local socket as the current user; without a password, the password file (PGPASSFILE or
+//! ~/.pgpass). What is printed never holds the password.
 
 use postgres::{Client, Config, NoTls};
 
@@ -34,12 +35,52 @@ pub fn config(connection: Option<&str>) -> Result<Config, String> {
         config.dbname(env("PGDATABASE").as_deref().unwrap_or(&user));
     }
     if config.get_password().is_none() {
-        if let Some(password) = env("PGPASSWORD") {
+        if let Some(password) = env("PGPASSWORD").or_else(|| password_file_entry(&config)) {
             config.password(password);
         }
     }
     config.application_name("dof load");
     Ok(config)
+}
+
+/// The password the password file (`PGPASSFILE`, else `~/.pgpass`) holds for `config`'s
+/// first host, port, database and user, as libpq reads it: a socket connection matches the
+/// host name `localhost`; a file that others can read is ignored, with a warning, as libpq
+/// ignores it.
+fn password_file_entry(config: &Config) -> Option<String> {
+    use postgres_secrets::PgPass;
+    let path = PgPass::locate()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).ok()?.permissions().mode();
+        if mode & 0o077 != 0 {
+            eprintln!(
+                "dof load: WARNING: password file \"{}\" has group or world access; permissions should be u=rw (0600) or less: not read",
+                path.display()
+            );
+            return None;
+        }
+    }
+    let file = match PgPass::open(&path) {
+        Ok(file) => file,
+        Err(error) => {
+            eprintln!("dof load: WARNING: password file \"{}\" not read: {error}", path.display());
+            return None;
+        }
+    };
+    let host = match config.get_hosts().first() {
+        Some(postgres::config::Host::Tcp(name)) => name.clone(),
+        _ => "localhost".to_string(),
+    };
+    let query = file
+        .query()
+        .hostname(host)
+        .and_then(|q| q.port(config.get_ports().first().copied().unwrap_or(5432)))
+        .and_then(|q| q.database(config.get_dbname().unwrap_or_default()))
+        .and_then(|q| q.username(config.get_user().unwrap_or_default()))
+        .ok()?;
+    query.find().ok().flatten().map(|credentials| credentials.password)
 }
 
 /// Where `config` points, for messages: host(s), port, database and user; no password.
@@ -95,4 +136,31 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
         cause = inner.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_password_file_is_read_as_libpq_reads_it() {
+        let file = std::env::temp_dir().join(format!("dof-pgpass-{}", std::process::id()));
+        std::fs::write(&file, "otro:5432:*:*:nope\nlocalhost:5499:pg_dof:carga:s3creto\\:x\n*:*:*:*:comodin\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        // only this test sets PGPASSFILE
+        std::env::set_var("PGPASSFILE", &file);
+        let socket: Config = "host=/tmp port=5499 dbname=pg_dof user=carga".parse().unwrap();
+        assert_eq!(password_file_entry(&socket).as_deref(), Some("s3creto:x"), "a socket matches localhost; \\: is a colon");
+        let tcp: Config = "host=db.example port=5432 dbname=x user=y".parse().unwrap();
+        assert_eq!(password_file_entry(&tcp).as_deref(), Some("comodin"), "wildcards match, first line that matches wins");
+        std::env::remove_var("PGPASSWORD");
+        assert_eq!(config(Some("host=/tmp port=5499 dbname=pg_dof user=carga")).unwrap().get_password(), Some(&b"s3creto:x"[..]));
+        let given = config(Some("host=/tmp port=5499 dbname=pg_dof user=carga password=dado")).unwrap();
+        assert_eq!(given.get_password(), Some(&b"dado"[..]), "a password given is not replaced");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(password_file_entry(&socket), None, "a file others can read is ignored");
+        std::env::remove_var("PGPASSFILE");
+        std::fs::remove_file(&file).unwrap();
+    }
 }
