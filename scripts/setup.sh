@@ -7,8 +7,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 t0=$(date +%s)
 elapsed() { echo "   ($(( $(date +%s) - t0 ))s so far)"; }
 
-log "apt packages: PostgreSQL 15 server + headers, PL/Proxy (the coordinator), clang for bindgen, sudo, unzip"
-packages=(postgresql-15 postgresql-server-dev-15 postgresql-15-plproxy libclang-dev clang sudo unzip dpkg-dev)
+log "apt packages: PostgreSQL 15 server + headers, PL/Proxy (the coordinator), clang for bindgen, OpenSSL headers (the loader's TLS), sudo, unzip"
+packages=(postgresql-15 postgresql-server-dev-15 postgresql-15-plproxy libclang-dev clang libssl-dev pkg-config openssl sudo unzip dpkg-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

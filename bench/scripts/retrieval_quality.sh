@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Retrieval quality through the product's own SQL on two evaluation sets, each in a
-# database of its own: chunking-evaluation (English, 472 questions, the shared corpora)
-# and the Spanish DOF set (bench/eval/dof_questions.tsv, questions written from the shared
-# DOF editions). The triggers ingest each set twice (late and independent embedding, the
+# Retrieval quality through the product's own SQL on three evaluation sets, each in a
+# database of its own: chunking-evaluation (English, 472 questions, the shared corpora),
+# the Spanish DOF set (bench/eval/dof_questions.tsv, questions written from the shared
+# DOF editions) and legalize-pe (lookups made from Peruvian laws' front matter). The triggers ingest each set twice (late and independent embedding, the
 # real model); every leg and fusion answers every question (bench/sql/quality.sql); prints
-# MRR@10, R@1, R@5 and recall@5 per method (bench/sql/quality_report.sql).
-#   MAX_TOKENS (default 400 for chunking-evaluation, 256 for DOF, 800 for legalize-pe); SETS (default
-#   "chunking-evaluation dof"; legalize-pe: LAWS (150) laws under 64 KB with questions made from their
-#   front matter, bench/sql/quality_load_legalize_pe.sql);
+# MRR@10, R@1, R@5 and recall@5 per method (bench/sql/quality_report.sql), then the same
+# questions through dof_evaluate with the fusion's alpha around its default
+# (bench/sql/quality_evaluate.sql).
+#   MAX_TOKENS (default 800, a collection's default; 0.2.0's runs used 400 for chunking-evaluation
+#   and 256 for DOF); SETS (default "chunking-evaluation dof legalize-pe"; legalize-pe: LAWS (150)
+#   laws under 64 KB with questions made from their front matter, bench/sql/quality_load_legalize_pe.sql);
 #   CHUNKERS (default "pattern"; e.g. "pattern paragraph recursive semantic:percentile
 #   semantic:standard_deviation" compares strategies; name:type sets a semantic threshold_type).
 #   MODEL (default multilingual-e5-small) with MODEL_FILE (an ONNX file registered as MODEL
@@ -21,7 +23,7 @@ for chunker_spec in ${CHUNKERS:-pattern}; do
 chunker="${chunker_spec%%:*}"
 options='{}'
 [ "$chunker_spec" = "$chunker" ] || options="{\"threshold_type\": \"${chunker_spec#*:}\"}"
-for set in ${SETS:-chunking-evaluation dof}; do
+for set in ${SETS:-chunking-evaluation dof legalize-pe}; do
   export PG_DOF_DB="pg_dof_quality_${set//-/_}"
   "$here/cluster.sh" fresh >/dev/null
   q -c "CREATE TABLE eval_documents (source_id text PRIMARY KEY, body text NOT NULL);
@@ -30,10 +32,10 @@ for set in ${SETS:-chunking-evaluation dof}; do
     chunking-evaluation)
       q -v corpus="$evaluation/corpora" -v questions="$evaluation/questions_df.csv" \
         -f "$bench/sql/quality_load_chunking_evaluation.sql"
-      max_tokens="${MAX_TOKENS:-400}"; config=english ;;
+      max_tokens="${MAX_TOKENS:-800}"; config=english ;;
     dof)
       q -v corpora="$editions_root" -v questions="$bench/eval/dof_questions.tsv" -f "$bench/sql/quality_load_dof.sql"
-      max_tokens="${MAX_TOKENS:-256}"; config=dof_spanish ;;
+      max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
     legalize-pe)
       files="$(mktemp)"; pe="$(corpus legalize-pe-sample)"
       find "$pe" -name '*.md' -size -64k | sort | head -n "${LAWS:-150}" > "$files"; chmod a+r "$files"
@@ -47,6 +49,8 @@ for set in ${SETS:-chunking-evaluation dof}; do
   q -v max_tokens="$max_tokens" -v config="$config" -v chunker="$chunker" -v options="$options" \
     -v model="${MODEL:-multilingual-e5-small}" -v late="${LATE:-on}" -f "$bench/sql/quality.sql"
   q -v set_name="$set, chunker $chunker_spec, model ${MODEL:-multilingual-e5-small}" -f "$bench/sql/quality_report.sql"
+  echo
+  q -v set_name="$set" -f "$bench/sql/quality_evaluate.sql"
   echo
 done
 done

@@ -1,9 +1,12 @@
 //! Connecting like psql: a connection string (`--connection`, key=value or URI), else the
 //! libpq environment variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD), else the
 //! local socket as the current user; without a password, the password file (PGPASSFILE or
-//! ~/.pgpass). What is printed never holds the password.
+//! ~/.pgpass); `sslmode=require` (or PGSSLMODE) connects over TLS, checking the server's
+//! certificate (PGSSLROOTCERT adds roots). What is printed never holds the password.
 
+use postgres::config::SslMode;
 use postgres::{Client, Config, NoTls};
+use postgres_native_tls::MakeTlsConnector;
 
 pub fn config(connection: Option<&str>) -> Result<Config, String> {
     let mut config = match connection {
@@ -33,6 +36,18 @@ pub fn config(connection: Option<&str>) -> Result<Config, String> {
     if config.get_dbname().is_none() {
         let user = config.get_user().unwrap_or("postgres").to_string();
         config.dbname(env("PGDATABASE").as_deref().unwrap_or(&user));
+    }
+    if config.get_ssl_mode() == SslMode::Prefer {
+        match env("PGSSLMODE").as_deref() {
+            Some("require") => {
+                config.ssl_mode(SslMode::Require);
+            }
+            Some("disable") => {
+                config.ssl_mode(SslMode::Disable);
+            }
+            Some(mode) if mode != "prefer" => return Err(format!("PGSSLMODE {mode:?}: dof load takes disable, prefer or require")),
+            _ => {}
+        }
     }
     if config.get_password().is_none() {
         if let Some(password) = env("PGPASSWORD").or_else(|| password_file_entry(&config)) {
@@ -97,8 +112,41 @@ pub fn describe(config: &Config) -> String {
     format!("database {} on {}:{port} as {}", config.get_dbname().unwrap_or("?"), hosts.join(","), config.get_user().unwrap_or("?"))
 }
 
+/// Connects: over TLS when `sslmode=require` (the connection string or PGSSLMODE), the
+/// server's certificate checked against the platform's roots (OpenSSL's store) and the
+/// certificates in PGSSLROOTCERT, if set; else in the clear, as before 0.3.0 (`prefer`
+/// does not try TLS: a server whose certificate cannot be checked would fail instead of
+/// falling back).
 pub fn connect(config: &Config) -> Result<Client, String> {
-    config.connect(NoTls).map_err(|e| format!("cannot connect to {}: {}", describe(config), error_chain(&e)))
+    let failed = |e: postgres::Error| format!("cannot connect to {}: {}", describe(config), error_chain(&e));
+    match config.get_ssl_mode() {
+        SslMode::Require => config.connect(tls()?).map_err(|e| {
+            let text = failed(e);
+            if text.contains("certificate verify failed") {
+                format!("{text} (the server's certificate is not signed by a root the platform trusts: PGSSLROOTCERT=FILE adds a CA)")
+            } else {
+                text
+            }
+        }),
+        _ => config.connect(NoTls).map_err(failed),
+    }
+}
+
+/// The TLS connector of `sslmode=require`: the platform's roots, plus PGSSLROOTCERT's.
+fn tls() -> Result<MakeTlsConnector, String> {
+    let mut builder = native_tls::TlsConnector::builder();
+    if let Some(path) = std::env::var_os("PGSSLROOTCERT").filter(|p| !p.is_empty()) {
+        let shown = std::path::Path::new(&path).display().to_string();
+        let pem = std::fs::read(&path).map_err(|e| format!("PGSSLROOTCERT {shown}: {e}"))?;
+        let roots = native_tls::Certificate::stack_from_pem(&pem).map_err(|e| format!("PGSSLROOTCERT {shown}: {e}"))?;
+        if roots.is_empty() {
+            return Err(format!("PGSSLROOTCERT {shown}: no PEM certificate in it"));
+        }
+        roots.into_iter().for_each(|root| {
+            builder.add_root_certificate(root);
+        });
+    }
+    builder.build().map(MakeTlsConnector::new).map_err(|e| format!("TLS: {}", error_chain(&e)))
 }
 
 /// Runs `work` on `client`; when it fails because the connection was lost (a server

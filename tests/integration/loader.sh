@@ -7,7 +7,8 @@
 # password of a connection string is never printed. Hostile files fail alone, each with its
 # reason, and never take the loader down: a zip bomb, deeply nested HTML, a link to
 # /dev/zero, a FIFO, repeated source ids, a NUL in an EPUB title beside good files, a name
-# holding "#". Deferred collections: no embedding.
+# holding "#". YAML front matter becomes title and metadata. sslmode=require goes over TLS,
+# checking the server's certificate. Deferred collections: no embedding.
 set -uo pipefail
 . "$(dirname "$0")/common.bash"
 . "$scripts/config.sh"
@@ -197,4 +198,33 @@ check "$status:$(echo "$out" | grep -c '^| added'):$(echo "$out" | grep -c 'writ
 check "$(q -c "SELECT count(*) FROM dof_documents WHERE collection = 'hostil' AND source_id NOT IN ('x.md', 'a.md', 'a.md#viejo/b.md')" )" "$((files + 6))" "every file stored"
 q -c "ALTER SYSTEM RESET max_connections" >/dev/null; "$scripts/cluster.sh" restart >/dev/null 2>&1
 rm -rf "$dups"
+
+# TLS: a server that takes only TLS connections over TCP (pg_hba hostssl), its certificate
+# signed by a CA of this test. sslmode=require with PGSSLROOTCERT naming that CA loads; without
+# it, the certificate is refused, saying how to add the CA; in the clear, the server refuses
+tls="$(mktemp -d)"; chmod 755 "$tls"; chown postgres "$tls"
+( cd "$tls" && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=dof-test-ca" -keyout ca.key -out ca.crt 2>/dev/null \
+  && openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout server.key -out server.csr 2>/dev/null \
+  && printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' > ext \
+  && openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile ext -out server.crt 2>/dev/null \
+  && chmod 600 server.key && chown postgres server.key server.crt && chmod a+r ca.crt )
+sudo -u postgres "$PG_BIN/initdb" -D "$tls/data" -A trust -U postgres >/dev/null 2>&1
+printf 'local all all trust\nhostssl all all 127.0.0.1/32 trust\n' > "$tls/data/pg_hba.conf"; chown postgres "$tls/data/pg_hba.conf"
+tls_port=$(( ${PG_DOF_PORT:-5499} + 22 ))
+sudo -u postgres "$PG_BIN/pg_ctl" -D "$tls/data" -l "$tls/log" -w start \
+  -o "-p $tls_port -k $tls -c listen_addresses=127.0.0.1 -c ssl=on -c ssl_cert_file=$tls/server.crt -c ssl_key_file=$tls/server.key" >/dev/null
+PGHOST="$tls" PGPORT=$tls_port psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "SET client_min_messages = warning" -c "CREATE EXTENSION pg_dof CASCADE" \
+  -c "INSERT INTO dof_collections (name, model, deferred) VALUES ('cifrada', 'hash-384', true)"
+mkdir -p "$tls/docs"; printf '# Aviso\n\nTexto.\n' > "$tls/docs/uno.md"
+over_tls="host=127.0.0.1 port=$tls_port dbname=postgres user=postgres"
+out=$(PGSSLROOTCERT="$tls/ca.crt" "$dof" load "$tls/docs" --collection cifrada --connection "$over_tls sslmode=require" 2>&1); status=$?
+check "$status:$(PGHOST="$tls" PGPORT=$tls_port psql -X -At -d postgres -c "SELECT count(*) FROM dof_documents WHERE collection = 'cifrada'")" "0:1" \
+      "sslmode=require with PGSSLROOTCERT: the load goes over TLS (the server takes nothing else over TCP)"
+out=$(PGSSLMODE=require "$dof" load "$tls/docs" --collection cifrada --connection "$over_tls" 2>&1); status=$?
+check "$status:$(echo "$out" | grep -c 'certificate verify failed.*PGSSLROOTCERT=FILE adds a CA')" "2:1" \
+      "PGSSLMODE=require, the CA unknown to the platform: refused, saying how to add it"
+out=$("$dof" load "$tls/docs" --collection cifrada --connection "$over_tls sslmode=disable" 2>&1); status=$?
+check "$status:$(echo "$out" | grep -c 'no encryption')" "2:1" "in the clear, the server's refusal is shown whole"
+sudo -u postgres "$PG_BIN/pg_ctl" -D "$tls/data" -m fast -w stop >/dev/null
+rm -rf "$tls"
 finish
