@@ -58,6 +58,9 @@ run_dir="$("$here/cluster.sh" dir)"
 cat <<MSG
 
 Connect with:   make psql        (or: psql -h $run_dir -p ${PG_DOF_PORT:-5499} -U postgres $DB)
+Load a folder:  PGHOST=$run_dir PGPORT=${PG_DOF_PORT:-5499} PGUSER=postgres PGDATABASE=$DB dof load FOLDER
+                (.md .txt .html .epub; into the 'default' collection, or --collection NAME)
+Then search:    make psql ARGS="-c \"SELECT source_id, score, content FROM dof_hybrid_search('su pregunta', k => 5)\""
 One query:      make psql ARGS='-c "SELECT dof_version()"'
 Stop:           make stop        (make clean also deletes the cluster's data)
 MSG
