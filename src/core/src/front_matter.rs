@@ -2,7 +2,7 @@
 //! legalize-pe laws, static-site markdown), which says what the document is (`title`,
 //! `identifier`, `publication_date`, `status`…). It is data, not text: its fields become
 //! the document's title and metadata (`dof_documents_before`, through
-//! `dof_front_matter_internal`), and the chunker leaves it out of every chunk, so a search
+//! `dof_front_matter`), and the chunker leaves it out of every chunk, so a search
 //! does not match the YAML and the model does not embed it. A block that does not parse as
 //! a YAML mapping is not front matter: it stays text and is chunked like the rest.
 

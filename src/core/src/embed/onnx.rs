@@ -14,7 +14,7 @@ use ort::session::{RunOptions, Session, SessionInputValue};
 use ort::value::Tensor;
 
 use super::late::{concatenate, plan_windows, token_spans};
-use super::pool::l2_normalize;
+use super::pool::MeanPools;
 use super::{EmbedError, Embedder};
 use crate::signals::with_signals_blocked;
 use crate::tokenize::ModelTokenizer;
@@ -132,8 +132,7 @@ impl OnnxEmbedder {
         for (chunk, span) in spans.iter().enumerate() {
             owner[span.clone()].iter_mut().for_each(|o| *o = chunk);
         }
-        let mut sums = vec![Vec::<f32>::new(); chunks.len()];
-        let mut counts = vec![0usize; chunks.len()];
+        let mut pools = MeanPools::new(chunks.len());
         let per_batch = (self.options.batch_tokens / self.options.max_positions.max(1)).max(1);
         for batch in windows.chunks(per_batch) {
             let sequences: Vec<(Vec<u32>, usize)> = batch
@@ -156,26 +155,12 @@ impl OnnxEmbedder {
                     if chunk == usize::MAX {
                         continue; // separator or prefix token
                     }
-                    let row = &rows[(skip + position) * dimension..(skip + position + 1) * dimension];
-                    let sum = &mut sums[chunk];
-                    if sum.is_empty() {
-                        sum.resize(dimension, 0.0);
-                    }
-                    sum.iter_mut().zip(row).for_each(|(acc, v)| *acc += v);
-                    counts[chunk] += 1;
+                    pools.add(chunk, &rows[(skip + position) * dimension..(skip + position + 1) * dimension]);
                 }
             }
             between_batches();
         }
-        Ok(sums
-            .into_iter()
-            .zip(counts)
-            .map(|(mut sum, count)| {
-                sum.iter_mut().for_each(|v| *v /= count.max(1) as f32);
-                l2_normalize(&mut sum);
-                sum
-            })
-            .collect())
+        Ok(pools.normalized())
     }
 
     /// The ids the model wraps a sequence in (`<s>`, `</s>` for e5).
@@ -284,8 +269,7 @@ impl Embedder for OnnxEmbedder {
         let mut order: Vec<usize> = (0..inputs.len()).collect();
         order.sort_by_key(|&i| inputs[i].1.len());
         // a text's vector: the mean of the token states of all its windows
-        let mut sums = vec![Vec::<f32>::new(); texts.len()];
-        let mut counts = vec![0usize; texts.len()];
+        let mut pools = MeanPools::new(texts.len());
         let mut start = 0;
         while start < order.len() {
             let mut end = start + 1;
@@ -295,26 +279,12 @@ impl Embedder for OnnxEmbedder {
             let batch: Vec<&[u32]> = order[start..end].iter().map(|&i| inputs[i].1.as_slice()).collect();
             let (states, dimension) = self.run(&batch)?;
             for (&index, rows) in order[start..end].iter().zip(&states) {
-                let (text, window) = (inputs[index].0, &inputs[index].1);
-                let sum = &mut sums[text];
-                if sum.is_empty() {
-                    sum.resize(dimension, 0.0);
-                }
-                rows.chunks_exact(dimension).for_each(|row| sum.iter_mut().zip(row).for_each(|(acc, v)| *acc += v));
-                counts[text] += window.len();
+                rows.chunks_exact(dimension).for_each(|state| pools.add(inputs[index].0, state));
             }
             start = end;
             between_batches();
         }
-        Ok(sums
-            .into_iter()
-            .zip(counts)
-            .map(|(mut sum, count)| {
-                sum.iter_mut().for_each(|v| *v /= count.max(1) as f32);
-                l2_normalize(&mut sum);
-                sum
-            })
-            .collect())
+        Ok(pools.normalized())
     }
 }
 
