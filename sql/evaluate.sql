@@ -25,9 +25,11 @@ DECLARE
     settings dof_collections := dof_collection(collection);
     source text := CASE WHEN questions ~ '^\s*(SELECT|WITH|VALUES|TABLE)\s' THEN questions
                         ELSE format('SELECT * FROM %s', questions::regclass) END;
+    spec text;
     leg text;
     arguments text;
-    call text;
+    named text;
+    search text;
     allowed text[];
     pair text;
     item record;
@@ -59,36 +61,36 @@ BEGIN
             HINT = 'the questions query returned no rows';
     END IF;
     UPDATE dof_evaluate_questions SET embedding = dof_embed_query(question, settings.model);
-    FOREACH call IN ARRAY methods LOOP
-        leg := split_part(call, ':', 1);
-        arguments := nullif(substr(call, length(leg) + 2), '');
+    FOREACH spec IN ARRAY methods LOOP
+        leg := split_part(spec, ':', 1);
+        arguments := nullif(substr(spec, length(leg) + 2), '');
         allowed := CASE leg WHEN 'vector' THEN ARRAY['filter']
                             WHEN 'text' THEN ARRAY['filter', 'ranking', 'match_terms']
                             WHEN 'hybrid' THEN ARRAY['filter', 'candidate_pool', 'rrf_k', 'dedup_by_source', 'ranking', 'match_terms',
                                                      'fusion', 'alpha', 'vector_weight', 'text_weight'] END;
         IF allowed IS NULL THEN
-            RAISE EXCEPTION 'unknown method "%"', call USING ERRCODE = 'invalid_parameter_value',
+            RAISE EXCEPTION 'unknown method "%"', spec USING ERRCODE = 'invalid_parameter_value',
                 HINT = 'vector, text or hybrid, with the search''s arguments after a colon: hybrid:fusion=rrf,alpha=0.3';
         END IF;
         -- the arguments as named arguments of the search function, each value a literal
         -- the function's parameter type reads
-        call := '';
+        named := '';
         FOREACH pair IN ARRAY coalesce(string_to_array(arguments, ','), '{}') LOOP
             IF split_part(pair, '=', 1) <> ALL (allowed) OR strpos(pair, '=') = 0 THEN
-                RAISE EXCEPTION 'method "%": unknown argument "%"', leg || ':' || arguments, pair
+                RAISE EXCEPTION 'method "%": unknown argument "%"', spec, pair
                     USING ERRCODE = 'invalid_parameter_value', HINT = format('%s takes %s', leg, array_to_string(allowed, ', '));
             END IF;
-            call := call || format(', %I => %L', split_part(pair, '=', 1), substr(pair, strpos(pair, '=') + 1));
+            named := named || format(', %I => %L', split_part(pair, '=', 1), substr(pair, strpos(pair, '=') + 1));
         END LOOP;
-        call := CASE leg
-            WHEN 'vector' THEN format('SELECT array_agg(chunk_id ORDER BY rank) FROM dof_vector_search($1, $2, $3, query_embedding => $4%s)', call)
-            WHEN 'text' THEN format('SELECT array_agg(chunk_id ORDER BY rank) FROM dof_text_search($1, $2, $3%s)', call)
-            ELSE format('SELECT array_agg(chunk_id ORDER BY score DESC, chunk_id) FROM dof_hybrid_search($1, $2, $3, query_embedding => $4%s)', call)
+        search := CASE leg
+            WHEN 'vector' THEN format('SELECT array_agg(chunk_id ORDER BY rank) FROM dof_vector_search($1, $2, $3, query_embedding => $4%s)', named)
+            WHEN 'text' THEN format('SELECT array_agg(chunk_id ORDER BY rank) FROM dof_text_search($1, $2, $3%s)', named)
+            ELSE format('SELECT array_agg(chunk_id ORDER BY score DESC, chunk_id) FROM dof_hybrid_search($1, $2, $3, query_embedding => $4%s)', named)
         END;
         FOR item IN SELECT * FROM dof_evaluate_questions ORDER BY id LOOP
             t0 := clock_timestamp();
-            EXECUTE call INTO ids USING item.question, k, settings.name, item.embedding;
-            INSERT INTO dof_evaluate_runs VALUES (leg || coalesce(':' || arguments, ''), item.id, ids,
+            EXECUTE search INTO ids USING item.question, k, settings.name, item.embedding;
+            INSERT INTO dof_evaluate_runs VALUES (spec, item.id, ids,
                                                   extract(epoch FROM clock_timestamp() - t0) * 1000);
         END LOOP;
     END LOOP;
