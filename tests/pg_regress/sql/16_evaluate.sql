@@ -36,3 +36,17 @@ SELECT * FROM dof_evaluate($$SELECT pregunta AS question, documento AS source_id
 SELECT * FROM dof_evaluate('preguntas_simples', 'ev', k => 0);
 SELECT * FROM dof_evaluate('no_such_table', 'ev');
 SELECT * FROM dof_evaluate('preguntas_simples', 'no_such_collection');
+-- as a role that may search but not see every document: the questions are scored on what
+-- row-level security lets it read (the 'pesca' document is hidden: its question is a miss)
+CREATE ROLE dof_evaluator;
+GRANT SELECT ON dof_documents, dof_chunks, dof_collections, dof_models, dof_term_stats, dof_collection_stats TO dof_evaluator;
+ALTER TABLE dof_chunks ENABLE ROW LEVEL SECURITY;
+CREATE POLICY sin_pesca ON dof_chunks FOR SELECT TO dof_evaluator
+    USING (document_id <> (SELECT id FROM dof_documents WHERE source_id = 'pesca'));
+SET ROLE dof_evaluator;
+SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id UNION ALL SELECT 'riesgo psicosocial', 'nom'$$, 'ev', methods => ARRAY['text']);
+SELECT count(*) AS pesca_visible FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'pesca';
+RESET ROLE;
+SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id UNION ALL SELECT 'riesgo psicosocial', 'nom'$$, 'ev', methods => ARRAY['text']);
+DROP POLICY sin_pesca ON dof_chunks;
+ALTER TABLE dof_chunks DISABLE ROW LEVEL SECURITY;
