@@ -4,7 +4,8 @@
 # version is installed. The system's apt sources are not touched: a private apt
 # configuration under the cache holds one deb-src entry, on the mirror the system already uses.
 set -euo pipefail
-. "$(dirname "$0")/../scripts/config.sh"
+compat="$(cd "$(dirname "$0")" && pwd)"
+. "$compat/../scripts/config.sh"
 # sha256 of the upstream tarball inside the source package (apt also checks the signed index).
 PGVECTOR_ORIG_SHA256="${PGVECTOR_ORIG_SHA256:-867a2c328d4928a5a9d6f052cd3bc78c7d60228a9b914ad32aa3db88e9de27b0}"
 
@@ -45,6 +46,14 @@ rm -rf "pgvector-$PGVECTOR_VERSION"
 # apt-get verified the files against the signed Sources index; dpkg-source need not re-check.
 dpkg-source --no-check -x "pgvector_$PGVECTOR_DEBVERSION.dsc" >/dev/null
 cd "pgvector-$PGVECTOR_VERSION"
+# PostgreSQL 18 changed two server APIs pgvector 0.8.0 calls (vacuum_delay_point takes a
+# bool; TupleDesc has no attrs array). pgvector 0.8.1 made these changes upstream, but the
+# mirror this machine reaches serves no pgvector source newer than 0.8.0 (sid's 0.8.7 is
+# listed, its files answer 404; sid's binary package needs glibc 2.38, Debian 12 has 2.36):
+# on 18 the same two changes are applied here (pgvector-0.8.0-pg18.patch), nothing else.
+if [ "$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')" -ge 18 ]; then
+  patch -s -p1 < "$compat/pgvector-0.8.0-pg18.patch"
+fi
 # OPTFLAGS="": upstream defaults to -march=native; keep the build portable.
 make -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" OPTFLAGS="" >/dev/null
 make -s install PG_CONFIG="$PG_CONFIG" OPTFLAGS="" >/dev/null

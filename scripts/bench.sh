@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Runs every benchmark (release builds) and prints their tables. RUNS sets repetitions.
+#   bench.sh            every benchmark, in the order below
+#   NAME=X bench.sh     one: bench/scripts/X.sh, or the dof_bench binary X (make bench NAME=X)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/config.sh"
 cd "$here/.."
 # machines differ between sessions: every table below is read against this CPU
 log "$(cargo run --release -q -p dof_bench --bin cpu)"
+if [ -n "${NAME:-}" ]; then
+  if [ -f "bench/scripts/$NAME.sh" ]; then exec bash "bench/scripts/$NAME.sh"
+  elif [ -f "bench/src/bin/$NAME.rs" ]; then exec cargo run --release -q -p dof_bench --bin "$NAME"
+  fi
+  echo "no benchmark $NAME; one of:" $(ls bench/scripts/*.sh bench/src/bin/*.rs | xargs -n1 basename | sed 's/\.\(sh\|rs\)$//' | sort -u) >&2
+  exit 2
+fi
 log "chunking: pg_dof vs raw tokenizers encode vs text-splitter (single thread, e5 tokenizer, 800 tokens)"
 cargo run --release -q -p dof_bench --bin chunking
 log "hostile shapes: chunking throughput vs real prose (target: within 10x), single thread"
@@ -34,6 +43,8 @@ log "small documents: dof_embed with 1, 4, 16 and all texts per call (should a q
 bash bench/scripts/small_documents.sh
 log "search while ingesting: hybrid p50/p95 with no writer, two inline writers, and two writers capped (1 model thread, no spinning), alternating"
 bash bench/scripts/search_under_ingest.sh
+log "PostgreSQL 17 vs 15: dof load into an inline e5 collection, hybrid and text search p50 (alternating rounds)"
+PG=17 "$here/setup.sh" >/dev/null && PG=17 "$here/install-extension.sh" >/dev/null && bash bench/scripts/pg_versions.sh
 log "scale-out: a PL/Proxy coordinator over two shards vs one server (ingest, hybrid search p50/p95), same machine"
 bash bench/scripts/scale_out.sh
 log "ingest path: 0.1.0's SQL chunk -> embed_late vs the one chunk-and-embed call, same library and documents"

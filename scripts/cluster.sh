@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The project's own PostgreSQL 15 cluster: never the system one.
+# The project's own PostgreSQL cluster (version $PG: 15, 17 or 18; scripts/config.sh): never the system one.
 #   cluster.sh start | stop | restart | clean | status | psql [psql args...] | dir | fresh
 #   (fresh: drops and recreates database $PG_DOF_DB with pg_dof installed)
 # PG_DOF_RUN (its directory), PG_DOF_PORT, PG_DOF_DB, PG_DOF_PRELOAD=0 (no queue workers) and
@@ -24,12 +24,13 @@ run_dir() {
     mkdir -p "$PG_DOF_RUN"; [ "$(id -u)" = 0 ] && chown postgres:postgres "$PG_DOF_RUN"
     echo "$PG_DOF_RUN"; return
   fi
-  local dir="$repo/.run"
+  # one cluster per version, side by side: .run (15), .run-17, .run-18
+  local dir="$repo/.run"; [ "$PG" = 15 ] || dir="$repo/.run-$PG"
   mkdir -p "$dir"
   [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
   if as_postgres test -w "$dir" 2>/dev/null; then echo "$dir"; return; fi
   # the checkout is under a folder postgres cannot enter (e.g. root's home)
-  dir="/var/tmp/pg_dof-run-$(echo "$repo" | cksum | cut -d' ' -f1)"
+  dir="/var/tmp/pg_dof-run-$(echo "$repo" | cksum | cut -d' ' -f1)"; [ "$PG" = 15 ] || dir="$dir-$PG"
   install -d -o postgres -g postgres "$dir"
   echo "$dir"
 }
@@ -101,7 +102,7 @@ case "${1:-status}" in
     ;;
   psql)
     shift
-    exec psql -X -h "$RUN" -p "$PORT" -U postgres -d "$DB" "$@"
+    exec "$PG_BIN/psql" -X -h "$RUN" -p "$PORT" -U postgres -d "$DB" "$@"
     ;;
   dir)
     echo "$RUN"

@@ -1,16 +1,39 @@
 # Shared settings for pg_dof's set-up scripts: pinned versions, checksums, install paths.
 # Sourced, not run. Every value can be overridden from the environment.
 
-PG_CONFIG="${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}"
+# Downloads, the model-preparation venv, the cargo target folder and the PostgreSQL servers
+# built here: kept between runs (and CI's fresh clones) so warm runs skip work. Deleting it
+# only costs time.
+PG_DOF_CACHE="${PG_DOF_CACHE:-/var/cache/pg_dof}"
+
+# PG: the PostgreSQL major version (15, 17 or 18). 15 is Debian 12's package; 17 and 18 are
+# built by scripts/install-postgres.sh into $PG_DOF_CACHE/pg/PG. PG_CONFIG, when given,
+# names the server directly and PG follows from it.
+PG_SUPPORTED="15 17 18"
+pg_major_of() { "$1" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/'; }
+if [ -n "${PG_CONFIG:-}" ] && [ -x "$PG_CONFIG" ]; then
+  if [ -z "${PG:-}" ]; then PG="$(pg_major_of "$PG_CONFIG")"
+  # a PG_CONFIG inherited from a script run for another version (PG=17 scripts/test.sh ...)
+  elif [ "$(pg_major_of "$PG_CONFIG")" != "$PG" ]; then unset PG_CONFIG; fi
+fi
+PG="${PG:-15}"
+case " $PG_SUPPORTED " in
+  *" $PG "*) ;;
+  *) echo "PG=$PG: pg_dof is built and tested on PostgreSQL $PG_SUPPORTED" >&2; exit 2 ;;
+esac
+if [ "$PG" = 15 ]; then
+  PG_CONFIG="${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}"
+else
+  PG_CONFIG="${PG_CONFIG:-$PG_DOF_CACHE/pg/$PG/bin/pg_config}"
+fi
 PG_BIN="$(dirname "$PG_CONFIG")"
+# that version's psql, pg_dump and pg_restore first (pg_dump refuses a newer server)
+export PG PG_CONFIG PATH="$PG_BIN:$PATH"
 
 # Where the files the backend opens are installed. Must be readable by the postgres user
 # all the way down (root's home is mode 700, so never under it). The extension's settings
 # pg_dof.onnxruntime_library and pg_dof.model_dir default to paths under this folder.
 PG_DOF_HOME="${PG_DOF_HOME:-/usr/local/share/pg_dof}"
-# Downloads, the model-preparation venv and the cargo target folder: kept between runs
-# (and CI's fresh clones) so warm runs skip work. Deleting it only costs time.
-PG_DOF_CACHE="${PG_DOF_CACHE:-/var/cache/pg_dof}"
 
 CARGO_PGRX_VERSION=0.18.1
 
@@ -39,6 +62,13 @@ MODEL_PREP_PACKAGES="numpy==2.3.5 onnx==1.23.2 onnxruntime==$ORT_VERSION tokeniz
 
 PGVECTOR_VERSION=0.8.0
 PGVECTOR_DEBVERSION=0.8.0-1
+
+# PostgreSQL 17 and 18, built by scripts/install-postgres.sh into $PG_DOF_CACHE/pg/MAJOR from
+# the upstream tarballs of Debian's source packages (trixie's postgresql-17, sid's postgresql-18).
+PG17_VERSION=17.11
+PG17_ORIG_SHA256=dd27f2b3c59e73ed14aa3324901242bf69a032a6347805f274e6260322d42979
+PG18_VERSION=18.6
+PG18_ORIG_SHA256=555610c24d53e4316da5b7d3fc25c279d96856d5e0e23ee308c328c5fa881d9f
 
 export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
 export PGRX_HOME="${PGRX_HOME:-$HOME/.pgrx}"

@@ -24,7 +24,10 @@ member() { # NAME PORT DB PRELOAD cluster.sh-args...
   PG_DOF_RUN="$BASE/$name" PG_DOF_PORT="$port" PG_DOF_DB="$db" PG_DOF_PRELOAD="$preload" \
     PG_DOF_SHARED_BUFFERS=256MB "$here/cluster.sh" "$@"
 }
-coordinator() { member coordinator "$BASE_PORT" dof_coordinator 0 "$@"; }
+# The coordinator needs PL/Proxy, which Debian packages for PostgreSQL 15 only: over shards
+# of another version it runs on 15 (it holds no pg_dof and no chunks, only SQL over PL/Proxy)
+COORDINATOR_PG="$PG"; [ -f "$("$PG_CONFIG" --pkglibdir)/plproxy.so" ] || COORDINATOR_PG=15
+coordinator() { PG=$COORDINATOR_PG member coordinator "$BASE_PORT" dof_coordinator 0 "$@"; }
 shard() { local i="$1"; shift; member "shard$i" $((BASE_PORT + 1 + i)) pg_dof 1 "$@"; }
 shard_connection() { echo "host=$BASE/shard$1 port=$((BASE_PORT + 1 + $1)) dbname=pg_dof"; }
 
@@ -36,7 +39,7 @@ up() {
     connections+=("'$(shard_connection "$i")'")
   done
   coordinator start >/dev/null
-  PG_DOF_DB=postgres member coordinator "$BASE_PORT" postgres 0 psql -q -v ON_ERROR_STOP=1 \
+  PG=$COORDINATOR_PG PG_DOF_DB=postgres member coordinator "$BASE_PORT" postgres 0 psql -q -v ON_ERROR_STOP=1 \
     -c "DROP DATABASE IF EXISTS dof_coordinator WITH (FORCE)" -c "CREATE DATABASE dof_coordinator"
   coordinator psql -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning; CREATE EXTENSION pg_dof_coordinator CASCADE" \
     -c "SELECT dof_cluster_set_shards(ARRAY[$(IFS=,; echo "${connections[*]}")])" >/dev/null

@@ -1,13 +1,33 @@
 #!/usr/bin/env bash
-# Runs pg_dof's test tiers against real PostgreSQL 15, real pgvector and the real model.
+# Runs pg_dof's test tiers against real PostgreSQL, real pgvector and the real model.
 #   test.sh [lint|core|pgrx|regress|integration ...]    (default: all five, in that order)
-# Expects `make setup` to have run (the Makefile's test target does it first).
+# on PostgreSQL $PG (15 unless set), or on each of PG_TEST_VERSIONS in turn: the first gets
+# the tiers asked for (default all five), each further one the tiers that depend on the
+# server (regress, integration; lint, core and pgrx are the same Rust on every version);
+# then tests/versions/same_answers.sh compares the versions' chunks and answers.
+# Expects `make setup` to have run for each version (the Makefile's test target does it).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+read -r -a versions <<< "${PG_TEST_VERSIONS:-}"
+if [ ${#versions[@]} -gt 1 ]; then
+  first=1; failed=()
+  for v in "${versions[@]}"; do
+    if [ "$first" = 1 ]; then PG=$v PG_TEST_VERSIONS= "$0" "$@" || failed+=("PostgreSQL $v"); first=0
+    else PG=$v PG_TEST_VERSIONS= "$0" regress integration || failed+=("PostgreSQL $v"); fi
+  done
+  . "$here/config.sh"
+  log "across versions: the same documents give the same chunks and answers on PostgreSQL ${versions[*]}"
+  bash "$here/../tests/versions/same_answers.sh" "${versions[@]}" || failed+=("same answers across versions")
+  [ ${#failed[@]} -eq 0 ] || { echo "tests failed: ${failed[*]}" >&2; exit 1; }
+  exit 0
+elif [ ${#versions[@]} -eq 1 ]; then
+  export PG="${versions[0]}"
+fi
 . "$here/config.sh"
 repo="$(cd "$here/.." && pwd)"
 cd "$repo"
 tiers=("$@"); [ ${#tiers[@]} -gt 0 ] || tiers=(lint core pgrx regress integration)
+echo "PostgreSQL $PG ($PG_CONFIG): tiers ${tiers[*]}"
 
 for tier in "${tiers[@]}"; do
   case "$tier" in
@@ -34,20 +54,21 @@ for tier in "${tiers[@]}"; do
       PG_DOF_CORPORA="$corpora" PG_DOF_REQUIRE_MODEL=1 PG_DOF_HOME="$PG_DOF_HOME" cargo test --release -p dof_core -p dof_loader -- --nocapture
       ;;
     pgrx)
-      log "tier 2: #[pg_test] in a temporary PostgreSQL 15 (as user postgres)"
-      install -d -o postgres -g postgres "$PG_DOF_CACHE/pgrx-test-data"
+      log "tier 2: #[pg_test] in a temporary PostgreSQL $PG (as user postgres)"
       # cargo pgrx test installs its test build over the installed library: a running local
       # cluster, which preloads pg_dof, would crash on the replaced file (seen: signal 11)
       "$here/cluster.sh" stop >/dev/null 2>&1 || true
-      cargo pgrx test pg15 --runas postgres --pgdata "$PG_DOF_CACHE/pgrx-test-data"
+      data="$PG_DOF_CACHE/pgrx-test-data"; [ "$PG" = 15 ] || data="$data-$PG"
+      install -d -o postgres -g postgres "$data"
+      cargo pgrx test "pg$PG" --runas postgres --pgdata "$data"
       ;;
     regress)
-      log "tier 3: pg_regress golden tests on the local cluster"
+      log "tier 3: pg_regress golden tests on the local cluster (PostgreSQL $PG)"
       # the pgrx tier installs a test build: put the release build back first
       "$here/install-extension.sh" >/dev/null
       "$here/cluster.sh" start
       run_dir="$("$here/cluster.sh" dir)"
-      out="$PG_DOF_CACHE/regress-out"
+      out="$PG_DOF_CACHE/regress-out"; [ "$PG" = 15 ] || out="$out-$PG"
       rm -rf "$out"
       pg_regress="$("$PG_CONFIG" --pkglibdir)/pgxs/src/test/regress/pg_regress"
       failed=()
@@ -69,11 +90,13 @@ for tier in "${tiers[@]}"; do
       [ ${#failed[@]} -eq 0 ] || { echo "pg_regress failed: ${failed[*]} (results under $out)" >&2; exit 1; }
       ;;
     integration)
-      log "tier 4: integration tests against the running local cluster"
+      log "tier 4: integration tests against the running local cluster (PostgreSQL $PG)"
       "$here/cluster.sh" start
+      failed=()
       for script in tests/integration/*.sh; do
-        bash "$script"
+        bash "$script" || failed+=("$(basename "$script")")
       done
+      [ ${#failed[@]} -eq 0 ] || { echo "integration failed on PostgreSQL $PG: ${failed[*]}" >&2; exit 1; }
       ;;
     *) echo "unknown tier $tier (lint, core, pgrx, regress, integration)" >&2; exit 2 ;;
   esac

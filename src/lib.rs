@@ -5,8 +5,10 @@
 mod api;
 mod backend_models;
 mod guc;
+mod queue_launcher;
 mod queue_workers;
 mod sentence_cache;
+mod server_version;
 
 ::pgrx::pg_module_magic!(name, version);
 
@@ -15,7 +17,7 @@ pub extern "C-unwind" fn _PG_init() {
     // Settings only: ONNX Runtime is never started here (the postmaster would fork with
     // live threads); each backend loads it on first use.
     guc::init();
-    queue_workers::register();
+    queue_launcher::register();
 }
 
 #[cfg(test)]

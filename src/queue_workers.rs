@@ -1,67 +1,45 @@
-//! Background workers that drain the deferred queue by themselves (`pg_dof.queue_workers`,
-//! registered when pg_dof is in `shared_preload_libraries`). Each connects to
-//! `pg_dof.queue_database`, and in a loop runs one batch per transaction through
-//! `dof_process_queue_batch` (claims with `FOR UPDATE SKIP LOCKED`, so workers and manual
-//! `CALL dof_process_queue()`s never take the same document), retrying a failed document
-//! until `pg_dof.queue_max_attempts`; when the queue is empty it folds the BM25 statistics
-//! deltas and sleeps `pg_dof.queue_naptime`, waking early on a signal: a transaction that
-//! queues documents wakes the workers of its database when it commits
+//! Background workers that drain the deferred queue by themselves (`pg_dof.queue_workers`
+//! of them, started by the launcher, `queue_launcher.rs`, when pg_dof is in
+//! `shared_preload_libraries`). Each connects to `pg_dof.queue_database` (the launcher
+//! passes the name after finding it in the catalog), and in a loop runs one batch per
+//! transaction through `dof_process_queue_batch` (claims with `FOR UPDATE SKIP LOCKED`, so
+//! workers and manual `CALL dof_process_queue()`s never take the same document), retrying a
+//! failed document until `pg_dof.queue_max_attempts`; when the queue is empty it folds the
+//! BM25 statistics deltas and sleeps `pg_dof.queue_naptime`, waking early on a signal: a
+//! transaction that queues documents wakes the workers of its database when it commits
 //! (`dof_queue_wake_internal`, called by a statement trigger on `dof_queue`).
 //!
 //! Stopping: SIGTERM (fast shutdown, `pg_terminate_backend`) is PostgreSQL's own `die`:
 //! it sets `ProcDiePending`, which ends a model run within milliseconds (the watcher in
 //! `backend_models.rs`) and the next interrupt check exits the worker (FATAL), whatever the
-//! batch; after a terminate the postmaster starts it again 5 s later. A batch is one
+//! batch; after a terminate the launcher starts it again 5 s later. A batch is one
 //! transaction, so a worker stopped or killed (even `kill -9`, which makes the postmaster
 //! reinitialise) leaves no document half indexed: its batch rolls back and is claimed
 //! again. (pgrx's own SIGTERM handler only sets a flag, read between batches: a worker
 //! embedding a 600 KB document ignored a terminate for 105 s.) A changed
-//! `pg_dof.queue_database` (SIGHUP) makes the workers exit and the postmaster start them
-//! again, connected to the new database.
+//! `pg_dof.queue_database` (SIGHUP) stops the workers, and the launcher starts them again
+//! in the new database; a worker whose launcher is gone stops.
 
 use std::cell::Cell;
 use std::time::Duration;
 
-use pgrx::bgworkers::{BackgroundWorker, BackgroundWorkerBuilder, SignalWakeFlags};
+use pgrx::bgworkers::{BackgroundWorker, SignalWakeFlags};
 use pgrx::pg_sys::panic::CaughtError;
 use pgrx::prelude::*;
 use pgrx::{register_xact_callback, PgXactCallbackEvent};
 
 use crate::guc;
 
-/// Registers the workers; called from `_PG_init` while shared_preload_libraries loads.
-pub fn register() {
-    // SAFETY: a plain read of a postmaster global, in the postmaster's main thread
-    if !unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
-        return;
-    }
-    let workers = guc::queue_workers();
-    if usize::try_from(guc::queue_workers_setting()).is_ok_and(|wanted| wanted > workers) {
-        // SAFETY: a plain read of a server setting fixed at postmaster start
-        let slots = unsafe { pg_sys::max_worker_processes };
-        warning!(
-            "pg_dof.queue_workers = {} is over half of max_worker_processes ({slots}): starting {workers} queue workers",
-            guc::queue_workers_setting()
-        );
-    }
-    for index in 0..workers {
-        BackgroundWorkerBuilder::new(&format!("pg_dof queue worker {index}"))
-            .set_type("pg_dof queue worker")
-            .set_library("pg_dof")
-            .set_function("dof_queue_worker_main")
-            .enable_spi_access()
-            .set_restart_time(Some(Duration::from_secs(5)))
-            .load();
-    }
-}
-
 #[pg_guard]
 #[no_mangle]
-pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
+pub extern "C-unwind" fn dof_queue_worker_main(argument: pg_sys::Datum) {
     BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP);
     // SAFETY: installing PostgreSQL's own SIGTERM handler, as its background workers do
-    unsafe { pg_sys::pqsignal(libc::SIGTERM, Some(postgres_die)) };
-    let database = guc::queue_database();
+    unsafe { crate::server_version::set_signal_handler(libc::SIGTERM, Some(postgres_die)) };
+    // the launcher passes its PID as the argument and the database (which it found in the
+    // catalog) as the extra
+    let launcher = argument.value() as libc::pid_t;
+    let database = BackgroundWorker::get_extra().to_string();
     BackgroundWorker::connect_worker_to_spi(Some(&database), None);
     let threads = guc::queue_worker_threads();
     BackgroundWorker::transaction(|| Spi::run(&format!("SET pg_dof.intra_op_threads = {threads}")))
@@ -74,10 +52,15 @@ pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
             // SAFETY: the documented way for a background worker to re-read its settings
             unsafe { pg_sys::ProcessConfigFile(pg_sys::GucContext::PGC_SIGHUP) };
             if guc::queue_database() != database {
-                log!("pg_dof queue worker: pg_dof.queue_database changed; restarting");
-                // SAFETY: exit status 1 asks the postmaster to start the worker again
-                unsafe { pg_sys::proc_exit(1) };
+                // the launcher starts the workers again in the new database
+                log!("pg_dof queue worker: pg_dof.queue_database changed; stopping");
+                break;
             }
+        }
+        if !launcher_alive(launcher) {
+            // a launcher terminated or lost in a crash: the one started again has its own
+            log!("pg_dof queue worker: its launcher (PID {launcher}) is gone; stopping");
+            break;
         }
         // shown in pg_stat_activity: state active while a batch runs, idle while waiting
         report(pg_sys::BackendState::STATE_RUNNING, c"pg_dof queue worker: indexing a batch");
@@ -127,12 +110,19 @@ pub extern "C-unwind" fn dof_queue_worker_main(_argument: pg_sys::Datum) {
             break;
         }
     }
-    // exit status 1: the postmaster starts the worker again after the restart time unless
-    // the server is shutting down (a SIGTERM's FATAL exits with 1 too: pg_terminate_backend
-    // or DROP DATABASE ... WITH (FORCE) does not lose the worker for good; fewer workers is
-    // a setting, pg_dof.queue_workers)
+    // the postmaster never restarts a queue worker: its launcher starts it again 5 s after
+    // it stops, whatever the exit (a SIGTERM's FATAL too: pg_terminate_backend or DROP
+    // DATABASE ... WITH (FORCE) does not lose the worker for good; fewer workers is a
+    // setting, pg_dof.queue_workers)
     // SAFETY: ends this background worker process, as the postmaster expects it to
-    unsafe { pg_sys::proc_exit(1) };
+    unsafe { pg_sys::proc_exit(0) };
+}
+
+/// Whether the launcher that started this worker still runs (a signal 0 checks, sends
+/// nothing).
+fn launcher_alive(launcher: libc::pid_t) -> bool {
+    // SAFETY: kill with signal 0 only asks whether the process exists
+    launcher > 0 && unsafe { libc::kill(launcher, 0) } == 0
 }
 
 unsafe extern "C-unwind" {
@@ -140,7 +130,7 @@ unsafe extern "C-unwind" {
     /// and `InterruptPending` and the latch. pgrx's `pg_sys::die` is a wrapper for calling
     /// it from Rust, not a signal handler.
     #[link_name = "die"]
-    fn postgres_die(signal: std::ffi::c_int);
+    pub(crate) fn postgres_die(signal: std::ffi::c_int);
 }
 
 fn report(state: pg_sys::BackendState::Type, activity: &std::ffi::CStr) {

@@ -9,8 +9,10 @@
 # shows the running batches; a committed insert wakes idle workers at once;
 # pg_terminate_backend and a fast shutdown stop a worker within a second in the middle of a
 # long batch, which rolls back; more workers than half of max_worker_processes are capped;
-# ALTER SYSTEM refuses a queue database that does not exist; workers whose rounds fail (a
-# database still at 0.1.0) log it once and back off, and say when they work again.
+# ALTER SYSTEM refuses a queue database that does not exist, and one written by hand waits
+# for its database without a FATAL; workers whose rounds fail (a database still at 0.1.0)
+# log it once and back off, and say when they work again; a worker whose launcher is gone
+# stops.
 set -uo pipefail
 . "$(dirname "$0")/common.bash"
 export PG_DOF_DB=pg_dof_workers
@@ -164,6 +166,35 @@ check "$(tail -c +"$log_from" "$log" | grep -c 'database "pg_dof_workers_old" wo
 settings pg_dof
 for _ in $(seq 1 40); do [ "$(workers pg_dof_workers)" = 0 ] && break; sleep 0.5; done
 check "$(workers pg_dof_workers)" "0" "a changed pg_dof.queue_database moves the workers away"
+
+# a database that does not exist, written into the configuration by hand (ALTER SYSTEM
+# refuses it): the launcher says so once, no worker dies (before: a FATAL per worker every
+# 5 s), and the workers start when the database is created; a terminated launcher's workers
+# stop and the launcher started again starts its own
+data="$("$scripts/cluster.sh" dir)/data"
+PG_DOF_DB=postgres q -c "ALTER SYSTEM RESET pg_dof.queue_database" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS pg_dof_later" >/dev/null
+echo "pg_dof.queue_database = 'pg_dof_later'" | sudo -u postgres tee -a "$data/postgresql.auto.conf" >/dev/null
+log_from=$(( $(stat -c %s "$log") + 1 ))
+"$scripts/cluster.sh" restart >/dev/null
+sleep 8
+check "$(tail -c +"$log_from" "$log" | grep -c "pg_dof.queue_database = 'pg_dof_later' names no database"):$(tail -c +"$log_from" "$log" | grep -c 'FATAL: .*database "pg_dof_later" does not exist'):$(workers pg_dof_later)" \
+      "1:0:0" "a missing pg_dof.queue_database written by hand: one warning in 8 s, no FATAL, no worker"
+PG_DOF_DB=postgres q -c "CREATE DATABASE pg_dof_later" >/dev/null
+for _ in $(seq 1 20); do [ "$(workers pg_dof_later)" = 2 ] && break; sleep 0.5; done
+check "$(workers pg_dof_later):$(tail -c +"$log_from" "$log" | grep -c 'database "pg_dof_later" exists now')" "2:1" \
+      "once the database is created the launcher starts both workers there, and says so"
+launcher="$(PG_DOF_DB=postgres q -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_dof queue launcher'")"
+before="$(PG_DOF_DB=postgres q -c "SELECT string_agg(pid::text, ',' ORDER BY pid) FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker'")"
+PG_DOF_DB=postgres q -c "SELECT pg_terminate_backend($launcher)" >/dev/null
+sleep 8
+after="$(PG_DOF_DB=postgres q -c "SELECT string_agg(pid::text, ',' ORDER BY pid) FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker'")"
+check "$(workers pg_dof_later):$([ "$before" != "$after" ] && echo new):$(tail -c +"$log_from" "$log" | grep -c "its launcher (PID $launcher) is gone")" "2:new:2" \
+      "a terminated launcher: its two workers stop, the launcher started again starts two new ones"
+PG_DOF_DB=postgres q -c "DROP DATABASE pg_dof_later WITH (FORCE)" >/dev/null
+sleep 3
+check "$(workers pg_dof_later):$(tail -c +"$log_from" "$log" | grep -c "pg_dof.queue_database = 'pg_dof_later' names no database")" "0:2" \
+      "the database dropped: its workers are gone, and the launcher says once more that it is missing"
+sudo -u postgres sed -i "/pg_dof_later/d" "$data/postgresql.auto.conf"
 trap - EXIT
 PG_DOF_DB=postgres q -c "ALTER SYSTEM RESET pg_dof.queue_workers" -c "ALTER SYSTEM RESET pg_dof.queue_naptime" \
   -c "ALTER SYSTEM RESET pg_dof.queue_database" >/dev/null

@@ -50,3 +50,5 @@ RESET ROLE;
 SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id UNION ALL SELECT 'riesgo psicosocial', 'nom'$$, 'ev', methods => ARRAY['text']);
 DROP POLICY sin_pesca ON dof_chunks;
 ALTER TABLE dof_chunks DISABLE ROW LEVEL SECURITY;
+DROP OWNED BY dof_evaluator;
+DROP ROLE dof_evaluator;
