@@ -33,7 +33,7 @@ if ! default_ok; then
   install -m 644 "$tmp/model.onnx" "$tmp/tokenizer.json" "$MODEL_DIR/"
   echo "$MODEL_NAME installed at $MODEL_DIR"
 fi
-# The int8 variant (a built-in model, not the default: README, "Faster model variants"): the same weights
+# The int8 variant (a built-in model, not the default: docs/measurements.md, "Faster model variants"): the same weights
 # as fp32 standard ops, then int8 except the feed-forward output projections.
 if ! int8_ok; then
   "$venv/bin/python" "$here/model-prep/build_e5_onnx.py" "$tmp/e5-small-q4.bin" "$tmp/standard.onnx" standard

@@ -26,7 +26,7 @@ VALUES ('multilingual-e5-small', 'onnx', 'multilingual-e5-small/model.onnx', 'mu
        ('hash-384', 'hash', NULL, NULL, 384, 512, '', '', '1', false, true);
 -- The same weights with int8 MatMuls except the feed-forward output projections
 -- (model-prep/quantize_e5_int8.py): faster where the CPU has int8 kernels, not the default
--- because it loses retrieval quality (README, "Faster model variants").
+-- because it loses retrieval quality (docs/measurements.md, "Faster model variants").
 INSERT INTO dof_models (name, kind, model_file, tokenizer_file, dimension, max_positions,
                         query_prefix, passage_prefix, revision, is_default, builtin)
 VALUES ('multilingual-e5-small-int8', 'onnx', 'multilingual-e5-small-int8/model.onnx',

@@ -65,7 +65,7 @@ DROP ROLE dof_stats_reader;
 -- the statistics count every chunk of a collection, whatever row-level security hides: a
 -- role that reads them can list the words of documents it cannot see. Documents for
 -- different audiences go in different collections, and a policy per collection on the
--- statistics (the README's recipe) hides the others' words while each collection's own
+-- statistics (docs/reference.md's recipe) hides the others' words while each collection's own
 -- BM25 stays exact
 CREATE ROLE dof_stats_alice;
 CREATE ROLE dof_salud_readers;
