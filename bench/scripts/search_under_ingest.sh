@@ -63,7 +63,7 @@ for round in $(seq 1 "$ROUNDS"); do
         # every thread of the writers' backends (the model's too) at nice 19, as queue
         # workers run with pg_dof.queue_worker_nice
         for pid in $(q -c "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'DO %' AND pid <> pg_backend_pid()"); do
-          for task in /proc/"$pid"/task/*; do renice -n 19 -p "$(basename "$task")" >/dev/null; done
+          for task in /proc/"$pid"/task/*; do renice -n 19 -p "$(basename "$task")" >/dev/null 2>&1 || true; done
         done
         sleep 1 ;;
     esac
