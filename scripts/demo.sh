@@ -55,12 +55,13 @@ FROM dof_hybrid_search('tipo de cambio del dólar', k => 3, dedup_by_source => t
 SQL
 
 run_dir="$("$here/cluster.sh" dir)"
+v=""; [ "$PG" = 15 ] || v=" PG=$PG"  # the make targets of this version's cluster
 cat <<MSG
 
-Connect with:   make psql        (or: psql -h $run_dir -p ${PG_DOF_PORT:-5499} -U postgres $DB)
+Connect with:   make psql$v        (or: psql -h $run_dir -p ${PG_DOF_PORT:-5499} -U postgres $DB)
 Load a folder:  PGHOST=$run_dir PGPORT=${PG_DOF_PORT:-5499} PGUSER=postgres PGDATABASE=$DB dof load FOLDER
                 (.md .txt .html .epub; into the 'default' collection, or --collection NAME)
-Then search:    make psql ARGS="-c \"SELECT source_id, score, content FROM dof_hybrid_search('su pregunta', k => 5)\""
-One query:      make psql ARGS='-c "SELECT dof_version()"'
-Stop:           make stop        (make clean also deletes the cluster's data)
+Then search:    make psql$v ARGS="-c \"SELECT source_id, score, content FROM dof_hybrid_search('su pregunta', k => 5)\""
+One query:      make psql$v ARGS='-c "SELECT dof_version()"'
+Stop:           make stop$v        (make clean$v also deletes the cluster's data)
 MSG
