@@ -18,9 +18,7 @@ if [ -f "$pkglibdir/vector.so" ] && [ -f "$sharedir/extension/vector--$PGVECTOR_
 fi
 
 work="$PG_DOF_CACHE/pgvector"
-mirror="$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | grep -E '/debian/?$' | head -n1 || true)"
-[ -n "$mirror" ] || mirror="$(grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' | grep -E '/debian/?$' | head -n1 || true)"
-[ -n "$mirror" ] || { echo "no Debian mirror found in the apt configuration" >&2; exit 1; }
+mirror="$(debian_mirror)"
 
 mkdir -p "$work/sources" "$work/lists/partial" "$work/src"
 cat > "$work/sources/trixie-src.sources" <<SRC
@@ -51,7 +49,7 @@ cd "pgvector-$PGVECTOR_VERSION"
 # mirror this machine reaches serves no pgvector source newer than 0.8.0 (sid's 0.8.7 is
 # listed, its files answer 404; sid's binary package needs glibc 2.38, Debian 12 has 2.36):
 # on 18 the same two changes are applied here (pgvector-0.8.0-pg18.patch), nothing else.
-if [ "$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')" -ge 18 ]; then
+if [ "$(pg_major_of "$PG_CONFIG")" -ge 18 ]; then
   patch -s -p1 < "$compat/pgvector-0.8.0-pg18.patch"
 fi
 # OPTFLAGS="": upstream defaults to -march=native; keep the build portable.

@@ -78,6 +78,16 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PG_DOF_CACHE/target}"
 
 log() { printf '\n== %s\n' "$*"; }
 
+# debian_mirror: the Debian mirror the system's apt configuration uses (deb822 sources, then
+# sources.list); exits saying so when there is none. The source packages are fetched from it.
+debian_mirror() {
+  local mirror
+  mirror="$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | grep -E '/debian/?$' | head -n1 || true)"
+  [ -n "$mirror" ] || mirror="$(grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' | grep -E '/debian/?$' | head -n1 || true)"
+  [ -n "$mirror" ] || { echo "no Debian mirror found in the apt configuration" >&2; exit 1; }
+  echo "$mirror"
+}
+
 # sha256_ok FILE SUM: true when FILE exists and has that sha256.
 sha256_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
 

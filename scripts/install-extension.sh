@@ -11,10 +11,10 @@ cd "$here/.."
 cargo pgrx install --release --pg-config "$PG_CONFIG" >/dev/null
 install -m 644 sql/releases/pg_dof--*.sql sql/releases/pg_dof--*.control "$("$PG_CONFIG" --sharedir)/extension/"
 # the coordinator of a sharded set-up: SQL only, over PL/Proxy (coordinator/)
-install -m 644 coordinator/pg_dof_coordinator.control coordinator/pg_dof_coordinator--*.sql "$("$PG_CONFIG" --sharedir)/extension/"
-# ... and into 15's, where PL/Proxy is: the coordinator of shards of another version (shards.sh)
-[ "$PG" = 15 ] || install -m 644 coordinator/pg_dof_coordinator.control coordinator/pg_dof_coordinator--*.sql \
-  "$(/usr/lib/postgresql/15/bin/pg_config --sharedir)/extension/"
+# (and into 15's too, where PL/Proxy is: the coordinator of shards of another version, shards.sh)
+for pg_config in "$PG_CONFIG" /usr/lib/postgresql/15/bin/pg_config; do
+  install -m 644 coordinator/pg_dof_coordinator.control coordinator/pg_dof_coordinator--*.sql "$("$pg_config" --sharedir)/extension/"
+done
 # the loader, `dof`, on the PATH
 cargo build --release -q -p dof_loader
 install -m 755 "$CARGO_TARGET_DIR/release/dof" "${PG_DOF_BIN_DIR:-/usr/local/bin}/dof"

@@ -29,9 +29,7 @@ if [ -f "$stamp" ] && [ -x "$prefix/bin/pg_config" ] \
   exit 0
 fi
 
-mirror="$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | grep -E '/debian/?$' | head -n1 || true)"
-[ -n "$mirror" ] || mirror="$(grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' | grep -E '/debian/?$' | head -n1 || true)"
-[ -n "$mirror" ] || { echo "no Debian mirror found in the apt configuration" >&2; exit 1; }
+mirror="$(debian_mirror)"
 src="$PG_DOF_CACHE/pgsrc"
 mkdir -p "$src"
 orig="$src/postgresql-${major}_$version.orig.tar.bz2"
