@@ -33,7 +33,7 @@ start=$(date +%s.%N)
 # tsvector warns about "words" over 2047 characters (table rules): expected, not news
 PGOPTIONS='-c client_min_messages=warning' psql_db -f "$load_script"
 echo "loaded $(grep -c '^INSERT' "$load_script") documents in $(echo "$(date +%s.%N) - $start" | bc) s (classify + chunk + embed + index, in the insert trigger)"
-# BM25 takes its IDFs from the planner's statistics: gather them now rather than wait for autovacuum
+# the planner's statistics for the new chunks (the search plans read them): now, not at autovacuum's turn
 psql_db -c "ANALYZE dof_chunks"
 
 log "report"

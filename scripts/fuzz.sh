@@ -5,9 +5,9 @@
 # most 4 KB, thousands of runs a second, built without a sanitizer: they are safe Rust), its
 # slow one (classify_chunk: the real tokenizer, a few runs a second) and the loader's
 # (convert: HTML and EPUB on arbitrary bytes, with AddressSanitizer: html5ever and zip hold
-# unsafe code). Each target's corpus is committed (src/core/fuzz/corpus/TARGET,
+# unsafe code). Each target's corpus is committed (dof_core/fuzz/corpus/TARGET,
 # loader/fuzz/corpus/TARGET) and minimised after each run; it grows from the committed
-# seeds only (the hostile shapes in src/core/fuzz/seeds/ and the samples), because the
+# seeds only (the hostile shapes in dof_core/fuzz/seeds/ and the samples), because the
 # shared corpora must stay out of the repository. FUZZ_SHARED=1 adds the first 4 KB of each
 # shared corpus file as seeds, and then the target's corpus is an uncommitted one
 # (corpus-shared/TARGET). Every run appends its executions to tests/fuzz/executions.tsv
@@ -29,11 +29,11 @@ echo "CPU: $cpu, $(nproc) cores"
 echo "| target | seconds | executions | per second | crashes |"
 echo "|---|---|---|---|---|"
 for target in "${targets[@]}"; do
-  case "$target" in convert) crate="$repo/loader/fuzz" ;; *) crate="$repo/src/core/fuzz" ;; esac
+  case "$target" in convert) crate="$repo/loader/fuzz" ;; *) crate="$repo/dof_core/fuzz" ;; esac
   case "$target" in convert | classify_chunk) max_len=65536; sanitizer=address ;; *) max_len=4096; sanitizer=none ;; esac
   corpus="$crate/corpus/$target"
   seeds="$(mktemp -d)"
-  cp "$repo"/samples/*.md "$repo"/src/core/fuzz/seeds/* "$seeds/"
+  cp "$repo"/samples/*.md "$repo"/dof_core/fuzz/seeds/* "$seeds/"
   if [ "${FUZZ_SHARED:-0}" = 1 ] && [ -d "$corpora" ]; then
     corpus="$crate/corpus-shared/$target"
     find "$corpora" -name '*.md' | sort | while read -r f; do head -c 4096 "$f" > "$seeds/$(echo "$f" | cksum | cut -d' ' -f1).md"; done

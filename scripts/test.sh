@@ -36,7 +36,7 @@ for tier in "${tiers[@]}"; do
       cargo fmt --all --check
       cargo clippy --release --workspace --all-targets -- -D warnings
       # the fuzz targets are crates of their own (cargo-fuzz's layout), outside the workspace
-      for fuzz in src/core/fuzz loader/fuzz; do
+      for fuzz in dof_core/fuzz loader/fuzz; do
         cargo fmt --manifest-path "$fuzz/Cargo.toml" --check
         cargo clippy --release --manifest-path "$fuzz/Cargo.toml" --all-targets -- -D warnings
       done

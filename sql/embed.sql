@@ -46,10 +46,11 @@ BEGIN
             HINT = 'registering a model needs INSERT and UPDATE on dof_models';
     END IF;
     probed := dof_probe_model_internal(name, model_file, tokenizer_file, max_positions);
-    IF probed > 4000 THEN
-        RAISE EXCEPTION 'model "%" has % dimensions, over the 4000 that an HNSW index (on halfvec) supports', name, probed
+    IF probed > dof_hnsw_max_dimensions() THEN
+        RAISE EXCEPTION 'model "%" has % dimensions, over the % that an HNSW index (on halfvec) supports', name, probed,
+                        dof_hnsw_max_dimensions()
             USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'pick a model of at most 4000 dimensions';
+                  HINT = format('pick a model of at most %s dimensions', dof_hnsw_max_dimensions());
     END IF;
     IF make_default THEN
         UPDATE dof_models SET is_default = false WHERE is_default;

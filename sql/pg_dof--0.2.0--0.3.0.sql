@@ -464,6 +464,154 @@ GROUP BY c.collection, c.pattern;
 ALTER VIEW dof_token_stats SET (security_invoker = true);
 COMMENT ON VIEW dof_token_stats IS 'Tokens per chunk by pattern and collection (mean, median, max, chunks over the collection''s limit, chunks embedded before 0.3.0 whose vector saw only the start: re-index them with dof_requeue)';
 
+-- The chunkers' descriptions name what they do, not the documents they came from; the
+-- indexing function is the one that builds chunks, not their only writer.
+COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks (the one function that builds them; dof_shard_import copies a shard''s): chunk by the collection''s strategy, embed, store; returns the number of chunks';
+COMMENT ON FUNCTION dof_classify(text, integer, double precision, integer, integer, integer) IS
+    'Structural pattern of a markdown document: small, h2_compound, bold_headers, plain_text or giant_table (the classification rules of dof_classify_features; thresholds are parameters)';
+COMMENT ON FUNCTION dof_chunk_semantic(text, text, double precision, integer, integer, integer, integer, text, text) IS
+    'Semantic chunks: cut where what precedes a gap stops being similar to what follows (threshold_type percentile, standard_deviation, interquartile or gradient; threshold_amount NULL: 75, 3, 1.5, 95); buffer_size units on each side; groups under min_tokens merge; max_tokens is a hard limit (an oversized group is cut at its weakest similarity); overlap_sentences within the limit; unit paragraph (markdown blocks, a block over the limit by sentences) or sentence. Sentence vectors are cached per backend (dof_sentence_cache())';
+COMMENT ON FUNCTION dof_chunk_paragraphs(text[], text, integer, integer, jsonb, integer, text) IS
+    'Paragraph chunks (chunk_paragraphs): paragraphs over max_chars cut at sentence ends, short ones merged forward to min_chars; chunk_id {source_id}#{index}; metadata is the given object plus para_count, or split: true; first_paragraph/last_paragraph are array subscripts; with max_tokens no chunk exceeds it in the model''s tokenizer (model NULL: the default model)';
+
+-- The HNSW dimension limit is one number (dof_hnsw_max_dimensions()), which the model
+-- registration, the index function and the models trigger read.
+CREATE FUNCTION "dof_hnsw_max_dimensions"() RETURNS INT
+IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_hnsw_max_dimensions_wrapper';
+COMMENT ON FUNCTION dof_hnsw_max_dimensions() IS 'The most dimensions an HNSW index takes (pgvector on halfvec): models over it are searched by scanning every chunk of their dimension';
+CREATE OR REPLACE FUNCTION dof_register_model(name text, model_file text, tokenizer_file text,
+                                   query_prefix text DEFAULT '', passage_prefix text DEFAULT '',
+                                   max_positions integer DEFAULT 512, make_default boolean DEFAULT false)
+    RETURNS dof_models
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    probed integer;
+    registered dof_models;
+BEGIN
+    -- the permission check before any file is opened
+    IF NOT has_table_privilege('dof_models', 'INSERT, UPDATE') THEN
+        RAISE EXCEPTION 'permission denied to register models' USING ERRCODE = 'insufficient_privilege',
+            HINT = 'registering a model needs INSERT and UPDATE on dof_models';
+    END IF;
+    probed := dof_probe_model_internal(name, model_file, tokenizer_file, max_positions);
+    IF probed > dof_hnsw_max_dimensions() THEN
+        RAISE EXCEPTION 'model "%" has % dimensions, over the % that an HNSW index (on halfvec) supports', name, probed,
+                        dof_hnsw_max_dimensions()
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = format('pick a model of at most %s dimensions', dof_hnsw_max_dimensions());
+    END IF;
+    IF make_default THEN
+        UPDATE dof_models SET is_default = false WHERE is_default;
+    END IF;
+    INSERT INTO dof_models AS m (name, kind, model_file, tokenizer_file, dimension, max_positions,
+                                 query_prefix, passage_prefix, revision, is_default)
+    VALUES (name, 'onnx', model_file, tokenizer_file, probed, max_positions, query_prefix, passage_prefix,
+            to_char(clock_timestamp(), 'YYYYMMDD"T"HH24MISS.US'), make_default)
+    ON CONFLICT ON CONSTRAINT dof_models_pkey DO UPDATE
+        SET model_file = excluded.model_file, tokenizer_file = excluded.tokenizer_file,
+            dimension = excluded.dimension, max_positions = excluded.max_positions,
+            query_prefix = excluded.query_prefix, passage_prefix = excluded.passage_prefix,
+            revision = excluded.revision, is_default = excluded.is_default OR m.is_default
+    RETURNING * INTO registered;
+    RETURN registered;
+END
+$$;
+CREATE OR REPLACE FUNCTION dof_vector_index(dimension integer) RETURNS text
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    index_name text := 'dof_chunks_embedding_' || dimension;
+BEGIN
+    IF dimension IS NULL OR dimension < 1 OR dimension > dof_hnsw_max_dimensions() THEN
+        RAISE EXCEPTION 'HNSW indexes vectors of 1 to % dimensions (as halfvec), got %', dof_hnsw_max_dimensions(),
+                        coalesce(dimension::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'vectors of more dimensions are searched without an index';
+    END IF;
+    IF to_regclass(index_name) IS NOT NULL THEN
+        RETURN index_name;
+    END IF;
+    EXECUTE format('CREATE INDEX %I ON dof_chunks USING hnsw ((embedding::halfvec(%s)) halfvec_cosine_ops) '
+                   'WITH (m = 16, ef_construction = 256) WHERE vector_dims(embedding) = %s',
+                   index_name, dimension, dimension);
+    RETURN index_name;
+END
+$$;
+CREATE OR REPLACE FUNCTION dof_models_vector_index() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF NEW.dimension > dof_hnsw_max_dimensions() THEN
+        RAISE NOTICE 'model "%" has % dimensions, over the % that HNSW indexes: its searches scan every chunk of that dimension',
+                     NEW.name, NEW.dimension, dof_hnsw_max_dimensions();
+    ELSE
+        -- dof_vector_index returns at once when the index exists
+        BEGIN
+            PERFORM dof_vector_index(NEW.dimension);
+        EXCEPTION WHEN insufficient_privilege THEN
+            RAISE WARNING 'no HNSW index for % dimensions yet: searches with model "%" scan every chunk of that dimension', NEW.dimension, NEW.name
+                USING HINT = format('the owner of dof_chunks can run SELECT dof_vector_index(%s)', NEW.dimension);
+        END;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+-- The vector leg's comment names its Rust file as renamed (src/api/vector_search.rs).
+CREATE OR REPLACE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
+                                  filter jsonb DEFAULT NULL, query_embedding vector DEFAULT NULL)
+    RETURNS TABLE (chunk_id bigint, distance double precision, rank integer)
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT SET hnsw.iterative_scan = 'off'
+    SET hnsw.ef_search = 400 AS $$
+DECLARE
+    settings dof_collections := dof_collection(collection);
+    query_vector vector := coalesce(query_embedding, dof_embed_query(query, settings.model));
+    wanted bigint := greatest(k::bigint + least(k, 10), 100);
+    ids bigint[];
+    distances double precision[];
+BEGIN
+    IF query_vector IS NULL THEN
+        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'pass the query text, or its vector as query_embedding';
+    END IF;
+    IF k IS NULL OR k < 1 THEN
+        RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- cosine distance to the zero vector is NaN: every row would tie, in no order
+    -- (pgvector itself refuses NaN and infinite elements)
+    IF vector_norm(query_vector) = 0 THEN
+        RAISE EXCEPTION 'query_embedding has no direction (its norm is 0)'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero vector, e.g. dof_embed_query(query)';
+    END IF;
+    -- The index query is dof_nearest_internal's (src/api/vector_search.rs): the HNSW index of
+    -- a dimension is a partial expression index (dof_vector_index), so the query names the
+    -- dimension as a literal, and its plan is kept per dimension. Ties by id, also at the
+    -- k-th place: the index gives 10 more than k in its own order (near-duplicate
+    -- chunks, e.g. one edition from several converters, have equal distances), and the k
+    -- first by (distance, id) are kept, so the answer does not depend on which copy the
+    -- graph walk met first (by ids, recall@10 against exact search rose from 0.935 to 0.959
+    -- at 120,689 chunks: bench/scripts/vector_grid.sh). And at least 100: the index's own
+    -- order is by its halfvec copies, in which near-duplicates differ by rounding, and the
+    -- k first by float distance are taken from the first 100 it gives (ef_search 400, 100
+    -- queries drawn from a fresh load: recall@10 by ids 0.929 from 20, 0.952 from 60,
+    -- 0.963 from 100, 0.971 from 200; each candidate's float vector is read from TOAST,
+    -- 100 instead of 20 cost 0.2-1.3 ms over runs: bench/scripts/index_kinds.sh).
+    -- One graph walk of ef_search candidates first. Only when it yields fewer than k rows
+    -- (a collection or filter that most of the index fails, or k over ef_search) does the
+    -- walk go on with pgvector's iterative scan: having it on always cost 1 ms of 6 at
+    -- 120,689 chunks (bench/scripts/vector_grid.sh). A short tie margin alone is no reason
+    -- to go on: a collection smaller than k + 10 would walk the whole index every time.
+    SELECT n.ids, n.distances INTO ids, distances
+    FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
+    IF coalesce(cardinality(ids), 0) < k THEN
+        PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', true);  -- until this function returns
+        SELECT n.ids, n.distances INTO ids, distances
+        FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
+    END IF;
+    RETURN QUERY SELECT u.id, u.distance, u.rank::integer
+                 FROM unnest(ids, distances) WITH ORDINALITY AS u(id, distance, rank)
+                 WHERE u.rank <= k ORDER BY u.rank;
+END
+$$;
+
 -- Evaluation in SQL: dof_evaluate scores search methods on a user's own questions.
 CREATE FUNCTION dof_evaluate(questions text, collection text DEFAULT NULL, k integer DEFAULT 10,
                              methods text[] DEFAULT ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'])

@@ -1,5 +1,5 @@
 -- The data: collections, documents, chunks and the queue. What keeps chunks current is in
--- ingest.sql.
+-- index_document.sql, document_triggers.sql, term_stats.sql and queue.sql.
 
 -- Spanish as people type it: accents are optional ("resolucion miscelanea" finds
 -- "resolución miscelánea", and the reverse). unaccent (PostgreSQL's contrib) strips them
@@ -34,7 +34,7 @@ CREATE TABLE dof_collections (
 );
 INSERT INTO dof_collections (name) VALUES ('default');
 -- every row, 'default' included (a restored row replaces the one CREATE EXTENSION made:
--- dof_collections_restore in ingest.sql)
+-- dof_collections_restore in restore.sql)
 SELECT pg_catalog.pg_extension_config_dump('dof_collections', '');
 
 CREATE TABLE dof_documents (
@@ -90,7 +90,7 @@ SELECT pg_catalog.pg_extension_config_dump('dof_chunks_id_seq', '');
 -- chunks of 384 dimensions: 131 instead of 229 MB), so more of a large corpus's index
 -- stays in memory, and HNSW indexes up to 4000 dimensions instead of 2000. The stored
 -- embeddings stay vector: the vector leg re-ranks the index's candidates by their float
--- distance (src/api/nearest.rs), so distances and ties are exact. Speed within noise,
+-- distance (src/api/vector_search.rs), so distances and ties are exact. Speed within noise,
 -- recall close (bench/scripts/index_kinds.sh, ef_search 400, 4 x 100 queries: recall@10
 -- by ids 0.963 vs 0.964 on one query draw, 0.963 vs 0.976 on another; 0.956-0.963 over
 -- three more halfvec builds).
@@ -104,8 +104,9 @@ CREATE FUNCTION dof_vector_index(dimension integer) RETURNS text
 DECLARE
     index_name text := 'dof_chunks_embedding_' || dimension;
 BEGIN
-    IF dimension IS NULL OR dimension < 1 OR dimension > 4000 THEN
-        RAISE EXCEPTION 'HNSW indexes vectors of 1 to 4000 dimensions (as halfvec), got %', coalesce(dimension::text, 'NULL')
+    IF dimension IS NULL OR dimension < 1 OR dimension > dof_hnsw_max_dimensions() THEN
+        RAISE EXCEPTION 'HNSW indexes vectors of 1 to % dimensions (as halfvec), got %', dof_hnsw_max_dimensions(),
+                        coalesce(dimension::text, 'NULL')
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = 'vectors of more dimensions are searched without an index';
     END IF;
@@ -125,9 +126,9 @@ $$;
 CREATE FUNCTION dof_models_vector_index() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
-    IF NEW.dimension > 4000 THEN
-        RAISE NOTICE 'model "%" has % dimensions, over the 4000 that HNSW indexes: its searches scan every chunk of that dimension',
-                     NEW.name, NEW.dimension;
+    IF NEW.dimension > dof_hnsw_max_dimensions() THEN
+        RAISE NOTICE 'model "%" has % dimensions, over the % that HNSW indexes: its searches scan every chunk of that dimension',
+                     NEW.name, NEW.dimension, dof_hnsw_max_dimensions();
     ELSE
         -- dof_vector_index returns at once when the index exists
         BEGIN
@@ -142,11 +143,11 @@ END
 $$;
 CREATE TRIGGER dof_models_vector_index AFTER INSERT OR UPDATE OF dimension ON dof_models
     FOR EACH ROW EXECUTE FUNCTION dof_models_vector_index();
-SELECT dof_vector_index(m.dimension) FROM (SELECT DISTINCT dimension FROM dof_models WHERE dimension <= 4000) m;
+SELECT dof_vector_index(m.dimension) FROM (SELECT DISTINCT dimension FROM dof_models WHERE dimension <= dof_hnsw_max_dimensions()) m;
 
 -- BM25's statistics per collection, exact: how many chunks hold each lexeme, and each
 -- collection's chunk count and total length. Kept as signed deltas that statement
--- triggers on dof_chunks append (dof_chunks_stats, ingest.sql), so concurrent writers
+-- triggers on dof_chunks append (dof_chunks_stats, term_stats.sql), so concurrent writers
 -- never wait on one another's counters; the sums are the counts. dof_compact_stats()
 -- folds the deltas (dof_process_queue runs it); pg_dump leaves both tables out, and the
 -- restored chunks' triggers rebuild them.
@@ -201,6 +202,7 @@ $$;
 COMMENT ON TABLE dof_collections IS 'Per-collection settings: embedding model, late or independent embedding, chunking strategy (chunker, chunker_options) and limits, text search configuration, deferred indexing';
 COMMENT ON TABLE dof_documents IS 'Markdown documents; inserting, updating or deleting one keeps its chunks current (triggers)';
 COMMENT ON TABLE dof_chunks IS 'Chunks of dof_documents with their embedding (any dimension; one HNSW cosine index per dimension, dof_vector_index) and tsvector (GIN); model, chunker and chunker_version record their producer';
+COMMENT ON FUNCTION dof_hnsw_max_dimensions() IS 'The most dimensions an HNSW index takes (pgvector on halfvec): models over it are searched by scanning every chunk of their dimension';
 COMMENT ON FUNCTION dof_vector_index(integer) IS 'Creates (if missing) the HNSW cosine index of one embedding dimension: a partial expression index on embedding::halfvec(dimension) (the vector leg re-ranks its candidates by the float distance); returns its name';
 COMMENT ON FUNCTION dof_models_vector_index() IS 'Trigger: a registered model''s dimension gets its HNSW index (dof_vector_index)';
 COMMENT ON TABLE dof_queue IS 'Documents of deferred collections waiting for dof_process_queue, with failures and their errors';

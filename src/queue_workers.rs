@@ -26,6 +26,7 @@ use std::time::Duration;
 use pgrx::bgworkers::{BackgroundWorker, SignalWakeFlags};
 use pgrx::pg_sys::panic::CaughtError;
 use pgrx::prelude::*;
+use pgrx::spi::SpiError;
 use pgrx::{register_xact_callback, PgXactCallbackEvent};
 
 use crate::guc;
@@ -42,8 +43,12 @@ pub extern "C-unwind" fn dof_queue_worker_main(argument: pg_sys::Datum) {
     let database = BackgroundWorker::get_extra().to_string();
     BackgroundWorker::connect_worker_to_spi(Some(&database), None);
     let threads = guc::queue_worker_threads();
-    BackgroundWorker::transaction(|| Spi::run(&format!("SET pg_dof.intra_op_threads = {threads}")))
-        .unwrap_or_else(|e| panic!("pg_dof queue worker: {e}"));
+    if let Err(error) = BackgroundWorker::transaction(|| Spi::run(&format!("SET pg_dof.intra_op_threads = {threads}"))) {
+        // a logged exit, not a panic: the launcher starts the worker again after 5 s
+        warning!("pg_dof queue worker: database \"{database}\": cannot set its model threads: {error}; stopping");
+        // SAFETY: ends this background worker process, as the postmaster expects it to
+        unsafe { pg_sys::proc_exit(1) };
+    }
     log!("pg_dof queue worker: serving database \"{database}\" with {threads} model thread(s)");
     let mut indexed_since_compaction = 0i64;
     let mut failing: Option<Failure> = None;
@@ -96,10 +101,7 @@ pub extern "C-unwind" fn dof_queue_worker_main(argument: pg_sys::Datum) {
         }
         if indexed_since_compaction > 0 {
             // an error here (say, a read-only database) waits for the next round's
-            if let Err(message) = guarded(|| {
-                compact();
-                0
-            }) {
+            if let Err(message) = guarded(compact) {
                 log!("pg_dof queue worker: database \"{database}\": statistics not compacted: {message}");
             }
             indexed_since_compaction = 0;
@@ -149,18 +151,18 @@ fn schema() -> Option<String> {
 }
 
 /// One batch; the number of documents claimed (0: nothing to do, or pg_dof not installed).
-fn run_batch() -> i64 {
-    let Some(schema) = schema() else { return 0 };
+fn run_batch() -> Result<i64, SpiError> {
+    let Some(schema) = schema() else { return Ok(0) };
     let query =
         format!("SELECT claimed::bigint FROM {schema}.dof_process_queue_batch({}, {})", guc::queue_batch_size(), guc::queue_max_attempts());
-    Spi::get_one::<i64>(&query).unwrap_or_else(|e| panic!("pg_dof queue worker: {e}")).unwrap_or(0)
+    Ok(Spi::get_one::<i64>(&query)?.unwrap_or(0))
 }
 
-fn compact() {
+fn compact() -> Result<i64, SpiError> {
     if let Some(schema) = schema() {
-        Spi::run(&format!("ANALYZE {schema}.dof_chunks; SELECT {schema}.dof_compact_stats()"))
-            .unwrap_or_else(|e| panic!("pg_dof queue worker: {e}"));
+        Spi::run(&format!("ANALYZE {schema}.dof_chunks; SELECT {schema}.dof_compact_stats()"))?;
     }
+    Ok(0)
 }
 
 /// An error the worker's rounds keep meeting (a read-only database, pg_dof still at an
@@ -182,8 +184,10 @@ fn backoff(naptime: Duration, rounds: u32) -> Duration {
 
 /// One batch in its own transaction; an ERROR in it rolls the transaction back and comes
 /// back as its message, the worker going on. (FATAL, from a terminate, still exits.)
-fn guarded(batch: fn() -> i64) -> Result<i64, String> {
-    PgTryBuilder::new(|| Ok(BackgroundWorker::transaction(batch)))
+fn guarded(batch: fn() -> Result<i64, SpiError>) -> Result<i64, String> {
+    // an ERROR PostgreSQL raises is caught below; an SpiError is pgrx's own (a result of
+    // another type than asked): both become the round's logged failure
+    PgTryBuilder::new(|| BackgroundWorker::transaction(batch).map_err(|error| error.to_string()))
         .catch_others(|error| {
             // SAFETY: the documented recovery of a background worker's main loop after an
             // error (as autovacuum's): abort the failed transaction, back to a clean state

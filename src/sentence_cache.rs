@@ -1,13 +1,14 @@
 //! Sentence vectors of the semantic strategy, cached per backend so that re-cutting a
-//! document with another threshold, buffer or limit does not run the model again (seed
-//! 002, trap 6). Keyed by the model's name and registry revision (re-registering a model
-//! changes it) and a 128-bit hash of the text the model saw; bounded LRU of
-//! `pg_dof.sentence_cache_size` entries (a 384-dimension vector is 1.5 KB).
+//! document with another threshold, buffer or limit does not run the model again. Keyed by
+//! the model's name and registry revision (re-registering a model changes it) and a 128-bit
+//! hash of the text the model saw; bounded LRU of `pg_dof.sentence_cache_size` entries (a
+//! 384-dimension vector is 1.5 KB). `dof_sentence_cache()` and `dof_sentence_cache_clear()`
+//! show and reset it from SQL.
 //!
 //! Per backend rather than a table: a hit costs a hash and a copy here, while a table costs
-//! a query per document and index pages per vector; `bench/scripts/semantic_cache.sh`
-//! measures both against the model. The queue's workers and a session that re-cuts are the
-//! users; what one backend embedded another embeds again.
+//! a query per document and index pages per vector; `bench/scripts/chunkers.sh`
+//! (`bench/sql/semantic_cache.sql`) measures cold against cached. The queue's workers and a
+//! session that re-cuts are the users; what one backend embedded another embeds again.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -16,6 +17,7 @@ use std::sync::Arc;
 
 use dof_core::embed::{EmbedError, ModelSpec};
 use lru::LruCache;
+use pgrx::prelude::*;
 
 use crate::{backend_models, guc};
 
@@ -100,4 +102,24 @@ pub fn clear() {
     VECTORS.with(|cell| cell.borrow_mut().clear());
     HITS.set(0);
     MISSES.set(0);
+}
+
+/// This backend's sentence cache: entries held, capacity, hits and misses since the
+/// backend started or the last clear.
+#[pg_extern(volatile, parallel_restricted)]
+fn dof_sentence_cache(
+) -> TableIterator<'static, (name!(entries, i64), name!(capacity, i64), name!(hits, i64), name!(misses, i64), name!(hit_rate, Option<f64>))>
+{
+    let (entries, capacity, hits, misses) = stats();
+    let to_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    let lookups = hits + misses;
+    let hit_rate = (lookups > 0).then(|| hits as f64 / lookups as f64);
+    TableIterator::once((to_i64(entries as u64), to_i64(capacity as u64), to_i64(hits), to_i64(misses), hit_rate))
+}
+
+/// Empties this backend's sentence cache and zeroes its counters (a cold start for a
+/// measurement).
+#[pg_extern(volatile, parallel_restricted)]
+fn dof_sentence_cache_clear() {
+    clear();
 }

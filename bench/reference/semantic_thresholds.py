@@ -1,4 +1,4 @@
-"""Reference values for pg_dof's semantic-chunking thresholds (src/core/src/chunk/breakpoints.rs),
+"""Reference values for pg_dof's semantic-chunking thresholds (dof_core/src/chunk/breakpoints.rs),
 computed the way LangChain's SemanticChunker computes them (langchain_experimental.text_splitter:
 _calculate_breakpoint_threshold), with numpy. Run: python3 bench/reference/semantic_thresholds.py
 (numpy from /var/cache/pg_dof/venv)."""

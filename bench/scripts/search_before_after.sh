@@ -27,9 +27,10 @@ s = sys.stdin.read(); a = s.index("CREATE FUNCTION " + sys.argv[1] + "(")
 print("SET client_min_messages = warning;\nCREATE OR REPLACE" + s[a + len("CREATE"):s.index("END\n$$;", a) + len("END\n$$;")])' "$1"
 }
 for state in before after; do
-  if [ $state = before ]; then show() { git -C "$repo" show "$BEFORE:$1"; }; else show() { cat "$repo/$1"; }; fi
+  # sql/vector_search.sql was sql/vector_leg.sql before 0.3.0
+  if [ $state = before ]; then show() { git -C "$repo" show "$BEFORE:$1" 2>/dev/null || git -C "$repo" show "$BEFORE:${1/vector_search/vector_leg}"; }; else show() { cat "$repo/$1"; }; fi
   show sql/fusion.sql | definition dof_hybrid_search > "$work/$state.sql"
-  show sql/vector_leg.sql | definition dof_vector_search >> "$work/$state.sql"
+  show sql/vector_search.sql | definition dof_vector_search >> "$work/$state.sql"
 done
 git -C "$repo" show "$BEFORE:bench/sql/scale_search.sql" > "$work/before-search.sql"
 search=([before]="$work/before-search.sql" [after]="$repo/bench/sql/scale_search.sql")  # the latter includes scale_timings.sql

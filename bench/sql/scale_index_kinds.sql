@@ -1,5 +1,5 @@
 -- One pass of bench/scripts/index_kinds.sh over the scale collection: the vector leg's
--- index query written out for each index kind (src/api/nearest.rs's statement, which runs
+-- index query written out for each index kind (src/api/vector_search.rs's statement, which runs
 -- the halfvec one), at each ef_search of setting bench.efs and each candidate pool of
 -- bench.pools (comma-separated lists; the leg re-ranks max(100, k + 10) candidates, 20 was
 -- k 10's pool before), points in an order that alternates with bench.round. For every

@@ -1,5 +1,5 @@
--- Loads the scale collection through the product's one writer of dof_chunks
--- (dof_index_document, drained from the queue), then gives its chunks their real vectors
+-- Loads the scale collection through the product's writer of chunks (dof_index_document,
+-- drained from the queue), then gives its chunks their real vectors
 -- and builds the HNSW index once (timed). psql variables: docs, chunks (CSV paths from
 -- embed_corpus), max_tokens.
 --

@@ -23,7 +23,7 @@ SELECT '[1,NaN]'::vector;
 
 -- an untyped vector column (dof_chunks.embedding) with one partial HNSW expression index
 -- on halfvec per dimension (sql/tables.sql, dof_vector_index), and the query shape that
--- uses it (src/api/nearest.rs: walk the halfvec index, re-rank by the float distance)
+-- uses it (src/api/vector_search.rs: walk the halfvec index, re-rank by the float distance)
 CREATE TABLE items (id int PRIMARY KEY, category text, embedding vector);
 INSERT INTO items
 SELECT g, CASE WHEN g % 2 = 0 THEN 'even' ELSE 'odd' END,

@@ -159,7 +159,7 @@ fn dof_chunk_strategy_internal(
 
 /// What every dof_chunk_internal checks first: NULL limits are refused, a NULL document has
 /// no chunks (`None`).
-fn document_and_limits(doc: Option<&str>, max_tokens: Option<i32>, overlap_tokens: Option<i32>) -> Option<(&str, i32, i32)> {
+pub(super) fn document_and_limits(doc: Option<&str>, max_tokens: Option<i32>, overlap_tokens: Option<i32>) -> Option<(&str, i32, i32)> {
     let max_tokens = max_tokens.unwrap_or_else(|| raise_null_argument("max_tokens"));
     let overlap_tokens = overlap_tokens.unwrap_or_else(|| raise_null_argument("overlap_tokens"));
     doc.map(|doc| (doc, max_tokens, overlap_tokens))
@@ -193,42 +193,6 @@ pub(crate) fn chunk_by_model(doc: &str, options: &ChunkOptions, model: Option<(&
         ModelKind::Hash => names_tokenizer.then_some(spec.tokenizer_file.as_path()),
     };
     chunk_with(doc, options, tokenizer, Some(spec))
-}
-
-/// dof_chunk_internal as 0.1.0's SQL declares it (five arguments, the pattern strategy):
-/// a database still at 0.1.0 calls this symbol with the new library until `ALTER EXTENSION
-/// pg_dof UPDATE`. Not in the current install script.
-#[pg_extern(stable, parallel_safe, sql = false)]
-#[allow(clippy::type_complexity)]
-fn dof_chunk_internal(
-    doc: Option<&str>,
-    max_tokens: Option<i32>,
-    overlap_tokens: Option<i32>,
-    pattern: Option<&str>,
-    tokenizer_file: Option<&str>,
-) -> TableIterator<
-    'static,
-    (
-        name!(chunk_index, i32),
-        name!(pattern, &'static str),
-        name!(heading_path, Vec<String>),
-        name!(content, String),
-        name!(token_count, i32),
-        name!(char_start, i32),
-        name!(char_end, i32),
-        name!(table_piece, bool),
-        name!(header_repeated, bool),
-        name!(overlap, bool),
-        name!(split, bool),
-        name!(sizer, &'static str),
-    ),
-> {
-    let Some((doc, max_tokens, overlap_tokens)) = document_and_limits(doc, max_tokens, overlap_tokens) else {
-        return TableIterator::new(Vec::new());
-    };
-    let options = chunk_options(max_tokens, overlap_tokens, pattern, dof_core::chunk::strategies::default_name(), Settings::new());
-    let tokenizer_path = tokenizer_file.map(|file| guc::model_dir().join(checked_model_file(file)));
-    TableIterator::new(chunk_with(doc, &options, tokenizer_path.as_deref(), None).into_iter().map(chunk_row))
 }
 
 /// The seed's `chunk_paragraphs` over a list of paragraphs; `tokenizer_file` (relative to
@@ -348,7 +312,7 @@ pub(crate) fn chunk_with(
 }
 
 #[allow(clippy::type_complexity)]
-fn chunk_row(chunk: Chunk) -> (i32, &'static str, Vec<String>, String, i32, i32, i32, bool, bool, bool, bool, &'static str) {
+pub(super) fn chunk_row(chunk: Chunk) -> (i32, &'static str, Vec<String>, String, i32, i32, i32, bool, bool, bool, bool, &'static str) {
     let to_i32 = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
     (
         to_i32(chunk.chunk_index),

@@ -10,7 +10,7 @@
 //!   named, as PostgreSQL's own cascade does ([`drop_reaches_pg_dof`]);
 //! - `DROP OWNED BY` a role that owns pg_dof (or, with CASCADE, owns anything it depends on).
 //!
-//! The trigger is `ENABLE ALWAYS` (`sql/guard.sql`), so `session_replication_role = replica`
+//! The trigger is `ENABLE ALWAYS` (`sql/drop_guard.sql`), so `session_replication_role = replica`
 //! does not switch it off. The trigger function is C because only C can read the
 //! statement's parse tree (which objects are being dropped, with CASCADE or not).
 
@@ -30,7 +30,7 @@ pub extern "C" fn pg_finfo_dof_drop_guard() -> &'static pg_sys::Pg_finfo_record 
     &V1
 }
 
-/// The event trigger function (`sql/guard.sql` creates it and the trigger).
+/// The event trigger function (`sql/drop_guard.sql` creates it and the trigger).
 ///
 /// # Safety
 /// Called by PostgreSQL's function manager as an event trigger, with `fcinfo->context` an

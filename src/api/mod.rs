@@ -6,10 +6,10 @@ mod drop_guard;
 mod embed;
 mod errors;
 mod front_matter;
-mod ingest;
-mod nearest;
-mod search;
-mod sentence_cache;
+mod index_document;
+mod release_0_1_0;
+mod text_search;
+mod vector_search;
 mod version;
 
 pgrx::extension_sql_file!("../../sql/models.sql", name = "models");
@@ -23,7 +23,8 @@ pgrx::extension_sql_file!(
         embed::dof_embed_late_internal,
         embed::dof_probe_model_internal,
         embed::dof_model_cache,
-        version::dof_version
+        version::dof_version,
+        vector_search::dof_hnsw_max_dimensions
     ]
 );
 pgrx::extension_sql_file!(
@@ -39,28 +40,40 @@ pgrx::extension_sql_file!(
         chunk::dof_check_chunker
     ]
 );
-pgrx::extension_sql_file!("../../sql/tables.sql", name = "tables", requires = ["models", chunk::dof_check_chunker]);
 pgrx::extension_sql_file!(
-    "../../sql/ingest.sql",
-    name = "ingest",
-    requires = [
-        "tables",
-        "chunk",
-        "embed",
-        chunk::dof_chunker_version,
-        front_matter::dof_front_matter,
-        ingest::dof_chunk_embed_internal,
-        queue_workers::dof_queue_wake_internal
-    ]
+    "../../sql/tables.sql",
+    name = "tables",
+    requires = ["models", chunk::dof_check_chunker, vector_search::dof_hnsw_max_dimensions]
 );
-pgrx::extension_sql_file!("../../sql/vector_leg.sql", name = "vector_leg", requires = ["ingest", nearest::dof_nearest_internal]);
-pgrx::extension_sql_file!("../../sql/text_leg.sql", name = "text_leg", requires = ["ingest", search::dof_bm25_score_internal]);
-pgrx::extension_sql_file!("../../sql/fusion.sql", name = "fusion", requires = ["vector_leg", "text_leg"]);
+pgrx::extension_sql_file!(
+    "../../sql/index_document.sql",
+    name = "index_document",
+    requires = ["tables", "chunk", "embed", chunk::dof_chunker_version, index_document::dof_chunk_embed_internal]
+);
+pgrx::extension_sql_file!("../../sql/restore.sql", name = "restore", requires = ["tables"]);
+pgrx::extension_sql_file!(
+    "../../sql/document_triggers.sql",
+    name = "document_triggers",
+    requires = ["index_document", "restore", front_matter::dof_front_matter]
+);
+pgrx::extension_sql_file!("../../sql/term_stats.sql", name = "term_stats", requires = ["tables"]);
+pgrx::extension_sql_file!("../../sql/queue.sql", name = "queue", requires = ["index_document", queue_workers::dof_queue_wake_internal]);
+pgrx::extension_sql_file!(
+    "../../sql/vector_search.sql",
+    name = "vector_search",
+    requires = ["index_document", vector_search::dof_nearest_internal]
+);
+pgrx::extension_sql_file!(
+    "../../sql/text_search.sql",
+    name = "text_search",
+    requires = ["index_document", "term_stats", text_search::dof_bm25_score_internal]
+);
+pgrx::extension_sql_file!("../../sql/fusion.sql", name = "fusion", requires = ["vector_search", "text_search"]);
 pgrx::extension_sql_file!("../../sql/shard.sql", name = "shard", requires = ["fusion"]);
 pgrx::extension_sql_file!("../../sql/evaluate.sql", name = "evaluate", requires = ["fusion"]);
 pgrx::extension_sql_file!(
     "../../sql/reports.sql",
     name = "reports",
-    requires = ["ingest", sentence_cache::dof_sentence_cache, sentence_cache::dof_sentence_cache_clear]
+    requires = ["queue", "document_triggers", sentence_cache::dof_sentence_cache, sentence_cache::dof_sentence_cache_clear]
 );
-pgrx::extension_sql_file!("../../sql/guard.sql", name = "guard", requires = ["tables"]);
+pgrx::extension_sql_file!("../../sql/drop_guard.sql", name = "drop_guard", requires = ["tables"]);

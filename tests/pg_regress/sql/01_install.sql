@@ -6,3 +6,14 @@ SELECT dof_version() = (SELECT extversion FROM pg_extension WHERE extname = 'pg_
 SELECT name, context FROM pg_settings WHERE name LIKE 'pg_dof.%' ORDER BY name;
 SHOW pg_dof.model_dir;
 SET pg_dof.no_such_setting = 1;
+-- Who stores documents and chunks: dof_index_document builds a document's chunks (the
+-- triggers, the queue and every search path see only what it stored), dof_put_document
+-- stores a document by content hash, and dof_shard_import copies both as another shard
+-- stored them (a rebalance). A new function that writes either table fails this list.
+SELECT t.relname AS stored_in, string_agg(p.proname, ', ' ORDER BY p.proname) AS written_by
+FROM pg_proc p
+JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+                AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_dof')
+CROSS JOIN (VALUES ('dof_chunks'), ('dof_documents')) t(relname)
+WHERE p.prosrc ~* ('insert\s+into\s+(\S+\.)?' || t.relname || '\M')
+GROUP BY 1 ORDER BY 1;

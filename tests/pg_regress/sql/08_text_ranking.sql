@@ -1,4 +1,4 @@
--- The text leg: BM25 from the planner's statistics, 'any' vs 'all' matching, and the
+-- The text leg: BM25 from exact per-collection statistics, 'any' vs 'all' matching, and the
 -- Rust reader of stored tsvectors checked against PostgreSQL's own unnest(tsvector).
 CREATE EXTENSION pg_dof CASCADE;
 \set SHOW_CONTEXT never

@@ -69,7 +69,7 @@ mod tests {
     /// scripts/config.sh must install where the extension looks by default.
     #[test]
     fn the_shell_configuration_names_the_same_layout() {
-        let config = include_str!("../../../scripts/config.sh");
+        let config = include_str!("../../scripts/config.sh");
         assert!(config.contains(&format!("PG_DOF_HOME=\"${{PG_DOF_HOME:-{}}}\"", install_home!())), "PG_DOF_HOME default");
         let version = install_onnxruntime_library!().rsplit("libonnxruntime.so.").next().expect("a version");
         assert!(config.contains(&format!("\nORT_VERSION={version}\n")), "ORT_VERSION {version}");

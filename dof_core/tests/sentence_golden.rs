@@ -26,7 +26,7 @@ fn the_golden_sentences_of_the_shared_corpora() {
         eprintln!("SKIPPED: corpora folder {} is absent", root.display());
         return;
     }
-    let golden = std::fs::read_to_string(common::repository_file("src/core/tests/golden/sentences.json")).expect("golden file");
+    let golden = std::fs::read_to_string(common::repository_file("dof_core/tests/golden/sentences.json")).expect("golden file");
     let cases: Vec<Case> = serde_json::from_str(&golden).expect("golden JSON");
     let (mut total, mut wrong) = (0usize, Vec::new());
     for case in &cases {

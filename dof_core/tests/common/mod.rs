@@ -41,17 +41,17 @@ pub fn tokenizer() -> Option<&'static ModelTokenizer> {
 }
 
 /// The shared corpora folder: $PG_DOF_CORPORA, or ../shared/corpora beside the checkout.
-/// Resolved at run time (cargo runs tests in the package folder, src/core): a path baked in
+/// Resolved at run time (cargo runs tests in the package folder, dof_core): a path baked in
 /// at compile time would point at whichever clone compiled a cached test binary.
 pub fn corpora() -> PathBuf {
     std::env::var("PG_DOF_CORPORA")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| std::env::current_dir().expect("a working directory").join("../../../shared/corpora"))
+        .unwrap_or_else(|_| std::env::current_dir().expect("a working directory").join("../../shared/corpora"))
 }
 
 /// A file of the repository, resolved at run time like [`corpora`].
 pub fn repository_file(relative: &str) -> PathBuf {
-    std::env::current_dir().expect("a working directory").join("../..").join(relative)
+    std::env::current_dir().expect("a working directory").join("..").join(relative)
 }
 
 /// Sentence vectors from the hash embedder: the semantic strategy's embedder in tests that

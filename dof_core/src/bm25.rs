@@ -30,7 +30,8 @@ impl Default for Bm25Params {
 
 /// The planner's statistics on a tsvector column: `pg_stats.most_common_elems` and
 /// `most_common_elem_freqs`, which holds one fraction of rows per element and then the
-/// least and greatest of them and the null fraction.
+/// least and greatest of them and the null fraction. 0.1.0's BM25 read them; only its
+/// compatibility symbol (`dof_lexeme_fractions_internal`) still does.
 pub struct LexemeStats<'a> {
     pub common: &'a [String],
     pub fractions: &'a [f32],

@@ -32,7 +32,7 @@ BEGIN
         RAISE EXCEPTION 'query_embedding has no direction (its norm is 0)'
             USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero vector, e.g. dof_embed_query(query)';
     END IF;
-    -- The index query is dof_nearest_internal's (src/api/nearest.rs): the HNSW index of
+    -- The index query is dof_nearest_internal's (src/api/vector_search.rs): the HNSW index of
     -- a dimension is a partial expression index (dof_vector_index), so the query names the
     -- dimension as a literal, and its plan is kept per dimension. Ties by id, also at the
     -- k-th place: the index gives 10 more than k in its own order (near-duplicate

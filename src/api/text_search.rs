@@ -1,33 +1,12 @@
-//! Search is SQL (sql/vector_leg.sql, text_leg.sql, fusion.sql) but for BM25's per-row score, which reads the stored
-//! tsvector directly; this module also holds the search's boundary tests.
+//! Search is SQL (sql/vector_search.sql, text_search.sql, fusion.sql) but for BM25's per-row
+//! score, which reads the stored tsvector directly; this module also holds the search's
+//! boundary tests.
 
-use dof_core::bm25::{score, Bm25Params, LexemeStats, TsVector};
+use dof_core::bm25::{score, Bm25Params, TsVector};
 use pgrx::prelude::*;
-use pgrx::{AnyArray, AnyElement, FromDatum};
+use pgrx::AnyElement;
 
 use super::errors::raise_invalid_parameter;
-
-/// The fraction of chunks holding each lexeme, from the planner's statistics on
-/// `dof_chunks.tsv` (`pg_stats.most_common_elems`, an anyarray of text, and its
-/// fractions); NULL when there are none (never analyzed, or hidden from the caller).
-/// 0.1.0's BM25 read these; a database still at 0.1.0 calls this symbol with the new
-/// library until `ALTER EXTENSION pg_dof UPDATE`. Not in the current install script (BM25
-/// reads exact per-collection statistics now).
-#[pg_extern(immutable, parallel_safe, sql = false)]
-fn dof_lexeme_fractions_internal(lexemes: Vec<String>, common: Option<AnyArray>, fractions: Option<Vec<f32>>) -> Option<Vec<f64>> {
-    // The argument's declared type is anyarray (pg_stats' column type), so the element
-    // type is read from the array header itself.
-    // SAFETY: an anyarray datum is an ArrayType varlena; detoasting gives its header, and
-    // Vec<String> reads it only once its elements are known to be text.
-    let common = common.and_then(|a| unsafe {
-        let array = pg_sys::pg_detoast_datum(a.datum().cast_mut_ptr::<pg_sys::varlena>()).cast::<pg_sys::ArrayType>();
-        ((*array).elemtype == pg_sys::TEXTOID)
-            .then(|| Vec::<String>::from_polymorphic_datum(pg_sys::Datum::from(array), false, pg_sys::TEXTARRAYOID))
-            .flatten()
-    })?;
-    let lexemes: Vec<&str> = lexemes.iter().map(String::as_str).collect();
-    Some(LexemeStats { common: &common, fractions: &fractions? }.fractions(&lexemes))
-}
 
 /// BM25 of one stored tsvector (of a chunk `length` tokens long) for the query's lexemes
 /// and their IDFs (`dof_text_search` calls it with what `dof_bm25_terms` returns), with
@@ -38,25 +17,14 @@ fn dof_bm25_score_internal(tsv: AnyElement, length: f64, lexemes: Vec<String>, i
     bm25(&tsv, length, &lexemes, &idfs, average_length, &Bm25Params::default())
 }
 
-/// dof_bm25_internal as 0.1.0's SQL declares it (the parameters passed in): a database
-/// still at 0.1.0 calls this symbol with the new library until `ALTER EXTENSION pg_dof
-/// UPDATE`. Not in the current install script.
-#[pg_extern(immutable, parallel_safe, sql = false)]
-#[allow(clippy::too_many_arguments)]
-fn dof_bm25_internal(
-    tsv: AnyElement,
+pub(super) fn bm25(
+    tsv: &AnyElement,
     length: f64,
-    lexemes: Vec<String>,
-    idfs: Vec<f64>,
+    lexemes: &[String],
+    idfs: &[f64],
     average_length: Option<f64>,
-    k1: f64,
-    b: f64,
-    heading_weight: f64,
+    params: &Bm25Params,
 ) -> f64 {
-    bm25(&tsv, length, &lexemes, &idfs, average_length, &Bm25Params { k1, b, heading_weight })
-}
-
-fn bm25(tsv: &AnyElement, length: f64, lexemes: &[String], idfs: &[f64], average_length: Option<f64>, params: &Bm25Params) -> f64 {
     if tsv.oid() != pg_sys::TSVECTOROID {
         raise_invalid_parameter("BM25 scores a tsvector");
     }

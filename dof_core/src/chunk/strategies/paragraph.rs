@@ -25,7 +25,7 @@ impl Strategy for ParagraphStrategy {
     }
 
     fn description(&self) -> &'static str {
-        "the seed's paragraph chunker: paragraphs merged forward to min_chars, cut at sentence ends over max_chars, and never over max_tokens"
+        "paragraphs merged forward to min_chars, cut at sentence ends over max_chars, and never over max_tokens"
     }
 
     fn settings(&self) -> &'static [(&'static str, &'static str)] {

@@ -1,4 +1,4 @@
-//! The vector leg's index query (sql/vector_leg.sql's `dof_vector_search` calls it), with
+//! The vector leg's index query (sql/vector_search.sql's `dof_vector_search` calls it), with
 //! its plan kept per embedding dimension for the backend's life.
 //!
 //! The HNSW index of a dimension is a partial expression index on
@@ -16,9 +16,9 @@ use std::collections::HashMap;
 use pgrx::datum::DatumWithOid;
 use pgrx::prelude::*;
 use pgrx::spi::OwnedPreparedStatement;
-use pgrx::AnyElement;
+use pgrx::{AnyElement, PgSqlErrorCode};
 
-use super::errors::raise_invalid_parameter;
+use super::errors::{raise, raise_invalid_parameter};
 
 thread_local! {
     /// Prepared statements by (dimension, the query vector's type): a backend runs one
@@ -26,8 +26,16 @@ thread_local! {
     static PLANS: RefCell<HashMap<(i32, pg_sys::Oid), OwnedPreparedStatement>> = RefCell::new(HashMap::new());
 }
 
-/// HNSW indexes halfvec up to this many dimensions (`dof_vector_index`'s limit).
+/// HNSW indexes halfvec up to this many dimensions (pgvector's limit for halfvec): the one
+/// copy of the number; SQL reads it through `dof_hnsw_max_dimensions()`.
 const MAX_INDEXED_DIMENSIONS: i32 = 4000;
+
+/// The most dimensions an HNSW index takes (on halfvec): models over it are registered, and
+/// their searches scan every chunk of that dimension.
+#[pg_extern(immutable, parallel_safe)]
+fn dof_hnsw_max_dimensions() -> i32 {
+    MAX_INDEXED_DIMENSIONS
+}
 
 /// The index query of one dimension: ids and cosine distances of the `$4` nearest chunks
 /// of collection `$2` (NULL: any) whose metadata contains `$3` (jsonb as text, NULL: any),
@@ -85,6 +93,8 @@ fn dof_nearest_internal(
             Ok::<_, pgrx::spi::SpiError>((row.get::<Vec<i64>>(1)?, row.get::<Vec<f64>>(2)?))
         })
     })
-    .unwrap_or_else(|e| raise_invalid_parameter(&format!("the vector leg's query failed: {e}")));
+    // an ERROR in the index scan is PostgreSQL's own, with its SQLSTATE; an SpiError is
+    // pgrx's (preparing the plan, a column of another type): a fault here, not the caller's
+    .unwrap_or_else(|e| raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("dof_nearest_internal: the index query failed: {e}"), None));
     TableIterator::once(row)
 }

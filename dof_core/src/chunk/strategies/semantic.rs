@@ -57,7 +57,7 @@ impl Strategy for SemanticStrategy {
     }
 
     fn description(&self) -> &'static str {
-        "seed 002's semantic chunker: cuts where consecutive sentence embeddings stop being similar (percentile, standard_deviation, interquartile or gradient threshold), with min_tokens, a hard max_tokens and sentence overlap; needs a model"
+        "cuts where consecutive sentence embeddings stop being similar (percentile, standard_deviation, interquartile or gradient threshold), with min_tokens, a hard max_tokens and sentence overlap; needs a model"
     }
 
     fn settings(&self) -> &'static [(&'static str, &'static str)] {

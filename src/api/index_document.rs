@@ -1,7 +1,7 @@
 //! The one chunk-and-embed entry point of ingestion: a document's body, its stored pattern,
-//! its collection row and its model row in; chunks with their vectors out. The only writer
-//! of `dof_chunks`, `dof_index_document` (sql/ingest.sql), stores what this returns; the
-//! triggers and the queue both go through it.
+//! its collection row and its model row in; chunks with their vectors out. `dof_index_document` (sql/index_document.sql), the one
+//! function that builds a document's chunks, stores what this returns; the triggers and the
+//! queue both go through it (`dof_shard_import` only copies chunks another shard stored).
 
 use dof_core::chunk::{Chunk, ChunkOptions};
 use dof_core::classify::Pattern;

@@ -1,0 +1,85 @@
+-- The triggers that keep a document's chunks current: on dof_documents (index now or queue)
+-- and on dof_collections (a new text search configuration rebuilds the tsvectors).
+
+-- BEFORE: the cheap part (pattern, timestamps). AFTER: chunks, now or through the queue.
+CREATE FUNCTION dof_documents_before() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    front jsonb;
+BEGIN
+    IF TG_OP = 'INSERT' AND NEW.pattern IS NOT NULL AND dof_restoring() THEN
+        RETURN NEW;
+    END IF;
+    NEW.pattern := dof_classify(NEW.body);
+    IF TG_OP = 'UPDATE' THEN
+        NEW.updated_at := now();
+    END IF;
+    -- YAML front matter is the document's data: its fields go into metadata (over the
+    -- metadata given: they are the document's own word, and a new body replaces its old
+    -- values), its title into title unless one is given; the chunker leaves it out
+    IF starts_with(NEW.body, '---') THEN
+        front := dof_front_matter(NEW.body);
+        IF front IS NOT NULL THEN
+            NEW.metadata := coalesce(NEW.metadata, '{}') || front;
+            IF NEW.title IS NULL OR (TG_OP = 'UPDATE' AND NEW.title IS NOT DISTINCT FROM OLD.title) THEN
+                NEW.title := coalesce(front->>'title', NEW.title);
+            END IF;
+        END IF;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE FUNCTION dof_documents_after() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF TG_OP = 'INSERT' AND dof_restoring() THEN
+        RETURN NULL;  -- its chunks and queue row come from the dump
+    END IF;
+    IF TG_OP = 'UPDATE' AND NEW.body = OLD.body AND NEW.collection = OLD.collection THEN
+        -- metadata only; a new identifier is searchable text (dof_chunk_tsvector)
+        UPDATE dof_chunks c SET metadata = NEW.metadata,
+               tsv = CASE WHEN OLD.metadata ->> 'identifier' IS DISTINCT FROM NEW.metadata ->> 'identifier'
+                          THEN dof_chunk_tsvector((SELECT k.text_search_config FROM dof_collections k WHERE k.name = NEW.collection),
+                                                  c.heading_path, c.content, NEW.metadata)
+                          ELSE c.tsv END
+        WHERE c.document_id = NEW.id;
+        RETURN NULL;
+    END IF;
+    IF (SELECT deferred FROM dof_collections WHERE name = NEW.collection) THEN
+        INSERT INTO dof_queue (document_id) VALUES (NEW.id)
+        ON CONFLICT (document_id) DO UPDATE SET status = 'queued', error = NULL, queued_at = now(), processed_at = NULL;
+    ELSE
+        IF octet_length(NEW.body) > 1000000 THEN
+            -- embedding is ~2,000 tokens/s per core: a large body holds the transaction for minutes
+            RAISE NOTICE 'indexing a % MB document inside this transaction', round(octet_length(NEW.body) / 1e6, 1)
+                USING HINT = 'a deferred collection (dof_collections.deferred) indexes it later with CALL dof_process_queue(), committing per batch';
+        END IF;
+        PERFORM dof_index_document(NEW.id);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER dof_documents_before BEFORE INSERT OR UPDATE OF body, collection ON dof_documents
+    FOR EACH ROW EXECUTE FUNCTION dof_documents_before();
+CREATE TRIGGER dof_documents_after AFTER INSERT OR UPDATE OF body, collection, metadata ON dof_documents
+    FOR EACH ROW EXECUTE FUNCTION dof_documents_after();
+
+-- A collection's text search configuration changed: its chunks' tsvectors follow, so the
+-- stored side and the query side (which reads the setting) agree.
+CREATE FUNCTION dof_collections_after() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    UPDATE dof_chunks SET tsv = dof_chunk_tsvector(NEW.text_search_config, heading_path, content, metadata)
+    WHERE collection = NEW.name;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER dof_collections_after AFTER UPDATE OF text_search_config ON dof_collections
+    FOR EACH ROW WHEN (OLD.text_search_config IS DISTINCT FROM NEW.text_search_config)
+    EXECUTE FUNCTION dof_collections_after();
+COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document (a restored one keeps its stored pattern) and makes its YAML front matter its metadata and title';
+COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
+COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection (not during a restore: see dof_restoring)';
+COMMENT ON FUNCTION dof_collections_after() IS 'Trigger: a collection''s new text_search_config rebuilds its chunks'' tsvectors';

@@ -1,0 +1,52 @@
+-- Documents in, chunks out: dof_index_document chunks, embeds and stores one document's
+-- chunks (the triggers, the queue and a restore's import call it), and the tsvector every
+-- stored chunk gets.
+
+-- What the text leg searches: the heading path and the document's identifier (the
+-- metadata's "identifier", which YAML front matter such as legalize-pe's gives: DS-092-2002-EF,
+-- a form the body itself may not spell) weighted A (a match there ranks higher), the content
+-- B. A function of its own so bulk loads and rebuilds make the same tsvector.
+CREATE FUNCTION dof_chunk_tsvector(config regconfig, heading_path text[], content text, metadata jsonb) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN setweight(to_tsvector(config, array_to_string(heading_path || (metadata ->> 'identifier'), ' ')), 'A')
+           || setweight(to_tsvector(config, content), 'B');
+
+-- (Re)builds the chunks of one document: chunk by its collection's strategy with its stored
+-- pattern, embed (late or independent per the collection), store — one Rust call for the
+-- first two. Runs as the caller, in the caller's transaction. The one function that builds
+-- chunks (dof_shard_import copies chunks another shard built; regress 01 lists the writers).
+CREATE FUNCTION dof_index_document(doc_id bigint) RETURNS integer
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    doc dof_documents;
+    coll dof_collections;
+    model_row dof_models;
+    stored integer;
+BEGIN
+    -- The row lock orders this with concurrent writers of the same document: a queue
+    -- drainer reads the newest committed body and metadata, and a writer that comes later
+    -- waits, then updates the chunks written here (or queues the document again).
+    SELECT * INTO doc FROM dof_documents WHERE id = doc_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'document % does not exist', doc_id USING ERRCODE = 'no_data_found';
+    END IF;
+    SELECT * INTO coll FROM dof_collections WHERE name = doc.collection;
+    model_row := dof_model(coll.model);
+    DELETE FROM dof_chunks WHERE document_id = doc_id;
+    INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
+                            char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
+                            model, chunker_version, sizer, chunker)
+    SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
+           c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, c.embedding,
+           dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content, doc.metadata),
+           model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker
+    FROM dof_chunk_embed_internal(doc.body, doc.pattern, coll, model_row) c;
+    GET DIAGNOSTICS stored = ROW_COUNT;
+    RETURN stored;
+END
+$$;
+
+COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text, jsonb) IS 'The tsvector stored for a chunk: heading path and the metadata''s identifier weighted A, content B, in the given text search configuration';
+COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks (the one function that builds them; dof_shard_import copies a shard''s): chunk by the collection''s strategy, embed, store; returns the number of chunks';
+COMMENT ON FUNCTION dof_chunker_version() IS 'Version of the chunking rules; stored on every chunk so re-chunking can target older ones';
+COMMENT ON FUNCTION dof_chunk_embed_internal(text, text, dof_collections, dof_models) IS 'Internal: chunks a document by its collection''s strategy and embeds the chunks with the model (one call); dof_index_document stores the rows';
