@@ -612,6 +612,32 @@ BEGIN
 END
 $$;
 
+-- BM25 has one owner, dof_core::bm25: the IDF formula (dof_bm25_idfs, a SQL formula
+-- before), the selective IDF (ln 20, written into dof_any_terms_query) and the parameters
+-- (written into a comment) come from the library; SQL keeps the statistics.
+CREATE OR REPLACE FUNCTION "dof_bm25_idfs"("chunks" double precision[], "total" double precision) RETURNS double precision[]
+IMMUTABLE PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_bm25_idfs_wrapper';
+CREATE FUNCTION "dof_bm25_selective_idf"() RETURNS double precision
+IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_bm25_selective_idf_wrapper';
+CREATE FUNCTION "dof_bm25_parameters"() RETURNS TABLE ("k1" double precision, "b" double precision, "heading_weight" double precision)
+IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_bm25_parameters_wrapper';
+CREATE OR REPLACE FUNCTION dof_any_terms_query(query tsquery, lexemes text[], idfs double precision[], chunks double precision[],
+                                    budget double precision DEFAULT 2000) RETURNS tsquery
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN query::text ~ '[!|<]' THEN query  -- querytree() would drop a negation
+                ELSE coalesce((SELECT string_agg('''' || replace(replace(s.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery
+                               FROM (SELECT t.lexeme, sum(t.chunks) OVER (ORDER BY t.idf DESC, t.lexeme) AS running
+                                     FROM unnest(lexemes, idfs, chunks) AS t(lexeme, idf, chunks)
+                                     WHERE t.idf >= dof_bm25_selective_idf()) s
+                               WHERE s.running <= budget), query) END;
+END;
+COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector with dof_bm25_parameters(); used by the text leg';
+COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= dof_bm25_selective_idf()) OR''ed, rarest first within an estimated budget of matching chunks; the query itself when it has operators or no such lexeme';
+COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF, ln(1 + (total - n + 0.5) / (n + 0.5)), of each count n of chunks holding a lexeme among total chunks';
+COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs only those';
+COMMENT ON FUNCTION dof_bm25_parameters() IS 'BM25''s parameters as the text leg scores with them: k1, b, and what a match in the heading path (weight A) counts as';
+
 -- Evaluation in SQL: dof_evaluate scores search methods on a user's own questions.
 CREATE FUNCTION dof_evaluate(questions text, collection text DEFAULT NULL, k integer DEFAULT 10,
                              methods text[] DEFAULT ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'])

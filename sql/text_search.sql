@@ -39,11 +39,9 @@ CREATE FUNCTION dof_query_lexemes(query tsquery) RETURNS text[]
     RETURN (SELECT coalesce(array_agg(DISTINCT replace(m[1], '''''', '''')), '{}')
             FROM regexp_matches(querytree(query), '''((?:[^'']|'''')*)''', 'g') AS m);
 
--- Lucene's IDF, ln(1 + (N - n + 0.5) / (n + 0.5)), of each count n of chunks holding a
--- lexeme among N chunks: one formula for one server and for a coordinator's global counts.
-CREATE FUNCTION dof_bm25_idfs(chunks double precision[], total double precision) RETURNS double precision[]
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN ARRAY(SELECT ln(1 + (total - u.n + 0.5) / (u.n + 0.5)) FROM unnest(chunks) WITH ORDINALITY AS u(n, i) ORDER BY u.i);
+-- BM25 itself (the IDF, dof_bm25_idfs; the selective IDF, dof_bm25_selective_idf; the
+-- parameters, dof_bm25_parameters; the score, dof_bm25_score_internal) is dof_core::bm25's,
+-- through src/api/text_search.rs: SQL keeps only the statistics it is given.
 
 -- BM25's inputs for a query in a collection (NULL: all collections), exact: the query's
 -- lexemes (dof_query_lexemes), their IDFs (dof_bm25_idfs), the chunks holding each (n),
@@ -71,7 +69,7 @@ END
 $$;
 
 -- match_terms => 'any' of the text leg: the query's selective lexemes (IDF of at least
--- ln 20: in at most about 5% of chunks) OR'ed, rarest first, while the chunks they are
+-- dof_bm25_selective_idf(), ln 20: in at most about 5% of chunks) OR'ed, rarest first, while the chunks they are
 -- estimated to match stay within `budget`: every match is scored, so this bounds the text
 -- leg's work at any table size. The query itself when it uses operators (phrases,
 -- negation, or) or has no selective lexeme within the budget.
@@ -83,7 +81,7 @@ BEGIN ATOMIC
                 ELSE coalesce((SELECT string_agg('''' || replace(replace(s.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery
                                FROM (SELECT t.lexeme, sum(t.chunks) OVER (ORDER BY t.idf DESC, t.lexeme) AS running
                                      FROM unnest(lexemes, idfs, chunks) AS t(lexeme, idf, chunks)
-                                     WHERE t.idf >= ln(20)) s
+                                     WHERE t.idf >= dof_bm25_selective_idf()) s
                                WHERE s.running <= budget), query) END;
 END;
 
@@ -160,13 +158,15 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector (k1 1.2, b 0.75, heading matches twice); used by the text leg';
-COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= ln 20) OR''ed, rarest first within an estimated budget of matching chunks; the query itself when it has operators or no such lexeme';
+COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector with dof_bm25_parameters(); used by the text leg';
+COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= dof_bm25_selective_idf()) OR''ed, rarest first within an estimated budget of matching chunks; the query itself when it has operators or no such lexeme';
 COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS 'Text leg alone: the k best chunks matching the query (match_terms: any selective lexeme, or all terms in websearch syntax) in the collection''s text search configuration, ranked by BM25 (default) or ts_rank_cd';
 COMMENT ON FUNCTION dof_term_stats(text, text[]) IS 'How many chunks of a collection (NULL: all) hold each lexeme, exact (dof_term_stats deltas summed); what a sharded search adds up over shards';
 COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all collections'') chunk count and total length in tokens, exact';
 COMMENT ON FUNCTION dof_bm25_terms(tsquery, text) IS 'BM25 inputs for a query in a collection (NULL: all): its lexemes, their IDFs, the chunks holding each, and the mean chunk length in tokens, from the collection''s exact statistics';
 COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), a hyphen inside a word separating words (DS-092-2002-EF matches as ds 092 2002 ef) unless the query has a double quote';
 COMMENT ON FUNCTION dof_query_lexemes(tsquery) IS 'The lexemes of querytree(query), distinct and sorted: what BM25 scores and a coordinator sends to every shard';
-COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF of each count of chunks holding a lexeme among total chunks';
+COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF, ln(1 + (total - n + 0.5) / (n + 0.5)), of each count n of chunks holding a lexeme among total chunks';
+COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs only those';
+COMMENT ON FUNCTION dof_bm25_parameters() IS 'BM25''s parameters as the text leg scores with them: k1, b, and what a match in the heading path (weight A) counts as';
 COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, text, text[], double precision[], double precision[], double precision) IS 'Internal: the text leg''s query with its BM25 inputs given (this server''s statistics, or a coordinator''s global ones)';

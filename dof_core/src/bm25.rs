@@ -2,11 +2,13 @@
 //!
 //! PostgreSQL's `ts_rank` / `ts_rank_cd` have no inverse document frequency: a common
 //! word and a rare one weigh the same. BM25 (Robertson & Zaragoza; Lucene's form of the
-//! IDF) does, and saturates term frequency. Document frequencies come from the planner's
-//! statistics on `dof_chunks.tsv` (see [`LexemeStats`]; the IDF is computed in
-//! `dof_bm25_terms`), so nothing extra is maintained on insert; this module scores one
-//! stored `tsvector` against the query's lexemes, reading its on-disk layout directly so
-//! the per-row cost is a binary search of its entries per query lexeme.
+//! IDF) does, and saturates term frequency. This module owns BM25: its parameters
+//! ([`Bm25Params`]), the IDF ([`idf`]), which lexemes count as selective
+//! ([`SELECTIVE_IDF`]) and the score of one stored `tsvector` against the query's lexemes
+//! ([`score`], reading its on-disk layout directly so the per-row cost is a binary search of
+//! its entries per query lexeme). SQL keeps only the statistics: how many chunks hold each
+//! lexeme and their lengths, exact per collection (`dof_term_stats`,
+//! `dof_collection_stats`), which it passes in.
 //!
 //! A document's length is given by the caller (pg_dof passes the chunk's token count).
 
@@ -27,6 +29,18 @@ impl Default for Bm25Params {
         Self { k1: 1.2, b: 0.75, heading_weight: 2.0 }
     }
 }
+
+/// Lucene's IDF of a lexeme held by `holding` of `total` chunks:
+/// `ln(1 + (N - n + 0.5) / (n + 0.5))`, never negative (a lexeme in every chunk still adds a
+/// little). One formula for one server's counts and a coordinator's sums over shards.
+pub fn idf(holding: f64, total: f64) -> f64 {
+    (1.0 + (total - holding + 0.5) / (holding + 0.5)).ln()
+}
+
+/// The IDF from which a lexeme is selective, ln 20 (in at most about 5% of chunks): the text
+/// leg's `match_terms => 'any'` ORs only these, so its matches, which are all scored, stay
+/// few at any table size; common lexemes only add to the score of what they match.
+pub const SELECTIVE_IDF: f64 = 2.995_732_273_553_991;
 
 /// The planner's statistics on a tsvector column: `pg_stats.most_common_elems` and
 /// `most_common_elem_freqs`, which holds one fraction of rows per element and then the
@@ -163,6 +177,18 @@ pub fn score(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_idf_is_lucenes_and_the_selective_one_is_ln_20() {
+        // Lucene's BM25Similarity: log(1 + (docCount - docFreq + 0.5) / (docFreq + 0.5))
+        assert!((idf(1.0, 100.0) - (1.0f64 + 99.5 / 1.5).ln()).abs() < 1e-12);
+        assert!((idf(100.0, 100.0) - (1.0f64 + 0.5 / 100.5).ln()).abs() < 1e-12);
+        assert!(idf(100.0, 100.0) > 0.0, "a lexeme in every chunk is not negative");
+        assert!(idf(1.0, 1000.0) > idf(10.0, 1000.0), "rarer weighs more");
+        assert_eq!(SELECTIVE_IDF, 20f64.ln());
+        // ln 20: a lexeme in 5% of a large collection is just under it
+        assert!(idf(4_000.0, 100_000.0) > SELECTIVE_IDF && idf(6_000.0, 100_000.0) < SELECTIVE_IDF);
+    }
 
     /// Builds tsvector data the way PostgreSQL lays it out: (lexeme, [(position, weight)]),
     /// lexemes given in sorted order; weight 3 = A … 0 = D.

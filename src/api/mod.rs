@@ -66,7 +66,14 @@ pgrx::extension_sql_file!(
 pgrx::extension_sql_file!(
     "../../sql/text_search.sql",
     name = "text_search",
-    requires = ["index_document", "term_stats", text_search::dof_bm25_score_internal]
+    requires = [
+        "index_document",
+        "term_stats",
+        text_search::dof_bm25_score_internal,
+        text_search::dof_bm25_idfs,
+        text_search::dof_bm25_selective_idf,
+        text_search::dof_bm25_parameters
+    ]
 );
 pgrx::extension_sql_file!("../../sql/fusion.sql", name = "fusion", requires = ["vector_search", "text_search"]);
 pgrx::extension_sql_file!("../../sql/shard.sql", name = "shard", requires = ["fusion"]);

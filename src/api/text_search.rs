@@ -2,11 +2,34 @@
 //! score, which reads the stored tsvector directly; this module also holds the search's
 //! boundary tests.
 
-use dof_core::bm25::{score, Bm25Params, TsVector};
+use dof_core::bm25::{idf, score, Bm25Params, TsVector, SELECTIVE_IDF};
 use pgrx::prelude::*;
 use pgrx::AnyElement;
 
 use super::errors::raise_invalid_parameter;
+
+/// Lucene's IDF of each count of chunks holding a lexeme among `total` chunks
+/// (`dof_core::bm25::idf`, the one copy of the formula): what `dof_bm25_terms` computes for
+/// one server and a coordinator's `dof_shard_legs` for its sums over shards. A NULL count
+/// or total gives a NULL IDF, as the SQL formula it replaces did.
+#[pg_extern(immutable, parallel_safe)]
+fn dof_bm25_idfs(chunks: Option<Vec<Option<f64>>>, total: Option<f64>) -> Vec<Option<f64>> {
+    chunks.unwrap_or_default().into_iter().map(|holding| Some(idf(holding?, total?))).collect()
+}
+
+/// The IDF from which a lexeme is selective (`dof_core::bm25::SELECTIVE_IDF`, ln 20):
+/// `dof_any_terms_query` ORs only those.
+#[pg_extern(immutable, parallel_safe)]
+fn dof_bm25_selective_idf() -> f64 {
+    SELECTIVE_IDF
+}
+
+/// BM25's parameters as the text leg scores with them (`Bm25Params::default()`).
+#[pg_extern(immutable, parallel_safe)]
+fn dof_bm25_parameters() -> TableIterator<'static, (name!(k1, f64), name!(b, f64), name!(heading_weight, f64))> {
+    let params = Bm25Params::default();
+    TableIterator::once((params.k1, params.b, params.heading_weight))
+}
 
 /// BM25 of one stored tsvector (of a chunk `length` tokens long) for the query's lexemes
 /// and their IDFs (`dof_text_search` calls it with what `dof_bm25_terms` returns), with

@@ -44,16 +44,24 @@ SELECT count(*) AS rows FROM dof_text_search('aduana -puerto', 10, 'ranking');
 -- ts_rank_cd is still available, over the same matches
 SELECT count(*) AS rows, bool_and(text_score > 0) AS scored FROM dof_text_search('ley aduana', 10, 'ranking', ranking => 'ts_rank_cd');
 
--- BM25 from the Rust tsvector reader equals BM25 computed in SQL from unnest(tsvector),
--- on every chunk, for stored (positions and weights) and stripped tsvectors
+-- BM25 is dof_core::bm25's (one owner): Lucene's k1 and b, a heading match counting twice,
+-- Lucene's IDF (a NULL count or total gives NULL), ln 20 as the selective IDF
+SELECT * FROM dof_bm25_parameters();
+SELECT (SELECT bool_and(abs(i - e) < 1e-12)
+        FROM unnest(dof_bm25_idfs('{1,100}', 100), ARRAY[ln(1 + 99.5 / 1.5), ln(1 + 0.5 / 100.5)]) u(i, e)) AS lucene_idf,
+       (dof_bm25_idfs('{1,NULL}', 100))[2] IS NULL AS null_count, dof_bm25_idfs('{1}', NULL) AS null_total,
+       dof_bm25_idfs(NULL, 100) AS no_counts, dof_bm25_selective_idf() = ln(20) AS selective_is_ln_20;
+-- BM25 from the Rust tsvector reader equals BM25 computed in SQL from unnest(tsvector) with
+-- those parameters, on every chunk, for stored (positions and weights) and stripped tsvectors
 WITH q AS (SELECT * FROM dof_bm25_terms(to_tsquery('spanish', 'ley & aduana & arancel & mercancía'))),
+p AS (SELECT * FROM dof_bm25_parameters()),
 chunk_terms AS (
   SELECT c.id, c.token_count, c.tsv, u.lexeme,
-         coalesce((SELECT sum(CASE WHEN w = 'A' THEN 2 ELSE 1 END) FROM unnest(u.weights) w), 1) AS tf
-  FROM dof_chunks c, unnest(c.tsv) u WHERE c.collection = 'ranking'),
+         coalesce((SELECT sum(CASE WHEN w = 'A' THEN p.heading_weight ELSE 1 END) FROM unnest(u.weights) w), 1) AS tf
+  FROM dof_chunks c CROSS JOIN p, unnest(c.tsv) u WHERE c.collection = 'ranking'),
 by_sql AS (
-  SELECT c.id, sum(t.idf * ct.tf * 2.2 / (ct.tf + 1.2 * (0.25 + 0.75 * c.token_count / q.average_length))) AS score
-  FROM dof_chunks c CROSS JOIN q CROSS JOIN unnest(q.lexemes, q.idfs) t(lexeme, idf)
+  SELECT c.id, sum(t.idf * ct.tf * (p.k1 + 1) / (ct.tf + p.k1 * (1 - p.b + p.b * c.token_count / q.average_length))) AS score
+  FROM dof_chunks c CROSS JOIN q CROSS JOIN p CROSS JOIN unnest(q.lexemes, q.idfs) t(lexeme, idf)
   JOIN chunk_terms ct ON ct.id = c.id AND ct.lexeme = t.lexeme
   WHERE c.collection = 'ranking' GROUP BY c.id)
 SELECT count(*) AS chunks,
