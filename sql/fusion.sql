@@ -26,8 +26,11 @@ BEGIN ATOMIC
 END;
 
 -- Weighted min-max fusion of two scored lists (best first; scores higher-is-better): each
--- list's scores normalised to 0..1 over the list (all equal: 1), an id absent from a list
--- gets 0 from it, score = (1 - alpha) × vector + alpha × text. The Rust core's
+-- list's scores normalised over the list as (s - min) / (max - min), except that the vector
+-- leg's spread counts as at least dof_fusion_vector_min_spread() (0.1: similarities that
+-- hardly differ are not stretched to 0..1; all equal: 1 for the text leg, 0 for the
+-- vector leg); an id absent from a list gets 0 from it, score = (1 - alpha) × vector +
+-- alpha × text. The Rust core's
 -- dof_core::fuse::min_max is the reference; a test checks they agree on random lists.
 -- An id named twice in a list counts its first entry; entries without a score are skipped.
 CREATE FUNCTION dof_weighted_fusion(vector_ids bigint[], vector_scores double precision[],
@@ -48,7 +51,9 @@ BEGIN ATOMIC
     ), normalised AS (
         SELECT entries.leg, entries.id, entries.rank,
                coalesce((entries.score - min(entries.score) OVER leg)
-                        / nullif(max(entries.score) OVER leg - min(entries.score) OVER leg, 0), 1) AS value
+                        / nullif(greatest(max(entries.score) OVER leg - min(entries.score) OVER leg,
+                                          CASE WHEN entries.leg = 'vector' THEN dof_fusion_vector_min_spread() ELSE 0 END), 0),
+                        1) AS value
         FROM entries WINDOW leg AS (PARTITION BY entries.leg)
     )
     SELECT normalised.id,
@@ -151,7 +156,8 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dof_rrf(bigint[], bigint[], integer, double precision, double precision) IS 'Reciprocal Rank Fusion of two ranked id lists, each weighted, with each list''s rank (NULL when absent); ties break on id';
-COMMENT ON FUNCTION dof_weighted_fusion(bigint[], double precision[], bigint[], double precision[], double precision) IS 'Weighted min-max fusion of two scored lists: each normalised to 0..1, score = (1 - alpha) x vector + alpha x text; ties break on id';
+COMMENT ON FUNCTION dof_weighted_fusion(bigint[], double precision[], bigint[], double precision[], double precision) IS 'Weighted min-max fusion of two scored lists: each normalised by its spread (the vector leg''s at least dof_fusion_vector_min_spread()), score = (1 - alpha) x vector + alpha x text; ties break on id';
+COMMENT ON FUNCTION dof_fusion_vector_min_spread() IS 'The least spread of the vector leg''s similarities that the weighted fusion divides by (0.1): candidates that hardly differ are not stretched to 0..1';
 COMMENT ON FUNCTION dof_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision) IS 'The fusion named by fusion (rrf or weighted) of the vector and text legs'' lists, with its arguments checked';
 COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector, text, text, text, double precision, double precision, double precision) IS
     'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k, vector_weight, text_weight) or by weighted min-max scores (fusion => ''weighted'', alpha = the text share); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';

@@ -336,7 +336,10 @@ FROM per_collection;
 ALTER VIEW dof_queue_progress SET (security_invoker = true);
 COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued, running, done, failed, tokens per second between the batches done in the last minute (NULL until two are), and the estimated time left at that rate';
 
--- The weighted fusion's alpha (the text leg's share) defaults to 0.7, by measurement.
+-- The weighted fusion's alpha (the text leg's share) defaults to 0.7, and the vector leg's
+-- spread counts as at least dof_fusion_vector_min_spread() (0.1), by measurement.
+CREATE FUNCTION "dof_fusion_vector_min_spread"() RETURNS double precision
+IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_fusion_vector_min_spread_wrapper';
 CREATE OR REPLACE FUNCTION dof_weighted_fusion(vector_ids bigint[], vector_scores double precision[],
                                     text_ids bigint[], text_scores double precision[],
                                     alpha double precision DEFAULT 0.7)
@@ -355,7 +358,9 @@ BEGIN ATOMIC
     ), normalised AS (
         SELECT entries.leg, entries.id, entries.rank,
                coalesce((entries.score - min(entries.score) OVER leg)
-                        / nullif(max(entries.score) OVER leg - min(entries.score) OVER leg, 0), 1) AS value
+                        / nullif(greatest(max(entries.score) OVER leg - min(entries.score) OVER leg,
+                                          CASE WHEN entries.leg = 'vector' THEN dof_fusion_vector_min_spread() ELSE 0 END), 0),
+                        1) AS value
         FROM entries WINDOW leg AS (PARTITION BY entries.leg)
     )
     SELECT normalised.id,
@@ -637,6 +642,10 @@ COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], dou
 COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF, ln(1 + (total - n + 0.5) / (n + 0.5)), of each count n of chunks holding a lexeme among total chunks';
 COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs only those';
 COMMENT ON FUNCTION dof_bm25_parameters() IS 'BM25''s parameters as the text leg scores with them: k1, b, and what a match in the heading path (weight A) counts as';
+
+-- The weighted fusion's comment says how it normalises.
+COMMENT ON FUNCTION dof_weighted_fusion(bigint[], double precision[], bigint[], double precision[], double precision) IS 'Weighted min-max fusion of two scored lists: each normalised by its spread (the vector leg''s at least dof_fusion_vector_min_spread()), score = (1 - alpha) x vector + alpha x text; ties break on id';
+COMMENT ON FUNCTION dof_fusion_vector_min_spread() IS 'The least spread of the vector leg''s similarities that the weighted fusion divides by (0.1): candidates that hardly differ are not stretched to 0..1';
 
 -- Evaluation in SQL: dof_evaluate scores search methods on a user's own questions.
 CREATE FUNCTION dof_evaluate(questions text, collection text DEFAULT NULL, k integer DEFAULT 10,

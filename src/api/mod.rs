@@ -6,6 +6,7 @@ mod drop_guard;
 mod embed;
 mod errors;
 mod front_matter;
+mod fusion;
 mod index_document;
 mod release_0_1_0;
 mod text_search;
@@ -75,7 +76,11 @@ pgrx::extension_sql_file!(
         text_search::dof_bm25_parameters
     ]
 );
-pgrx::extension_sql_file!("../../sql/fusion.sql", name = "fusion", requires = ["vector_search", "text_search"]);
+pgrx::extension_sql_file!(
+    "../../sql/fusion.sql",
+    name = "fusion",
+    requires = ["vector_search", "text_search", fusion::dof_fusion_vector_min_spread]
+);
 pgrx::extension_sql_file!("../../sql/shard.sql", name = "shard", requires = ["fusion"]);
 pgrx::extension_sql_file!("../../sql/evaluate.sql", name = "evaluate", requires = ["fusion"]);
 pgrx::extension_sql_file!(

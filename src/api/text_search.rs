@@ -70,7 +70,7 @@ pub(super) fn bm25(
 #[cfg(any(test, feature = "pg_test"))]
 #[pg_schema]
 mod tests {
-    use dof_core::fuse::{min_max, weighted_rrf, Fused, ScoredList};
+    use dof_core::fuse::{min_max, weighted_rrf, Fused, ScoredList, VECTOR_MIN_SPREAD};
     use pgrx::prelude::*;
 
     /// A small deterministic generator: the test must fail the same way every run.
@@ -131,13 +131,15 @@ mod tests {
         for case in 0..200 {
             let pool = 1 + random.next(80) as i64;
             let (vector_ids, text_ids) = (random_ids(&mut random, pool), random_ids(&mut random, pool));
-            // few distinct values, so that equal scores (and equal minimum and maximum) occur
-            let mut scores = |n: usize| (0..n).map(|_| random.next(6) as f64 / 4.0).collect::<Vec<f64>>();
+            // few distinct values, so that equal scores (and equal minimum and maximum) occur;
+            // every other case on a scale where the vector leg's minimum spread applies
+            let scale = if case % 2 == 0 { 4.0 } else { 100.0 };
+            let mut scores = |n: usize| (0..n).map(|_| random.next(6) as f64 / scale).collect::<Vec<f64>>();
             let (vector_scores, text_scores) = (scores(vector_ids.len()), scores(text_ids.len()));
             let alpha = random.next(11) as f64 / 10.0;
             let expected = min_max(&[
-                ScoredList { ids: &vector_ids, scores: &vector_scores, weight: 1.0 - alpha },
-                ScoredList { ids: &text_ids, scores: &text_scores, weight: alpha },
+                ScoredList { ids: &vector_ids, scores: &vector_scores, weight: 1.0 - alpha, min_spread: VECTOR_MIN_SPREAD },
+                ScoredList { ids: &text_ids, scores: &text_scores, weight: alpha, min_spread: 0.0 },
             ]);
             let rows = fused_rows(
                 "SELECT id, score, vector_rank, text_rank FROM dof_fuse('weighted', $1, $2, $3, $4, alpha => $5)",

@@ -34,3 +34,10 @@ SELECT * FROM dof_hybrid_search('aranceles', fusion => 'borda');
 SELECT * FROM dof_hybrid_search('aranceles', fusion => 'weighted', alpha => 1.5);
 SELECT * FROM dof_hybrid_search('aranceles', vector_weight => -1);
 SELECT * FROM dof_fuse('weighted', ARRAY[1, 2], ARRAY[0.9, 0.1], ARRAY[2], ARRAY[3.0], alpha => 0.5);
+-- the vector leg's spread counts as at least dof_fusion_vector_min_spread(): similarities
+-- 0.84, 0.83, 0.82 (0.02 apart) weigh 0.2, 0.1 and 0 of the leg, not 1, 0.5 and 0; a wider
+-- spread is plain min-max, and the text leg is never floored
+SELECT dof_fusion_vector_min_spread() AS min_spread;
+SELECT id, round(score::numeric, 3) AS score FROM dof_weighted_fusion('{1,2,3}', '{0.84,0.83,0.82}', '{}', '{}', 0);
+SELECT id, round(score::numeric, 3) AS score FROM dof_weighted_fusion('{1,2}', '{0.9,0.5}', '{}', '{}', 0);
+SELECT id, round(score::numeric, 3) AS score FROM dof_weighted_fusion('{}', '{}', '{4,5}', '{2.02,2.0}', 1);
