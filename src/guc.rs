@@ -37,6 +37,7 @@ static QUEUE_DATABASE: GucSetting<Option<CString>> = GucSetting::<Option<CString
 static QUEUE_NAPTIME_MS: GucSetting<i32> = GucSetting::<i32>::new(1000);
 static QUEUE_BATCH_SIZE: GucSetting<i32> = GucSetting::<i32>::new(4);
 static QUEUE_MAX_ATTEMPTS: GucSetting<i32> = GucSetting::<i32>::new(3);
+static INGEST_NICE: GucSetting<i32> = GucSetting::<i32>::new(crate::ingest_priority::DEFAULT_NICE);
 
 pub fn init() {
     GucRegistry::define_string_guc(
@@ -78,6 +79,16 @@ pub fn init() {
         c"Whether ONNX Runtime's threads spin between operations (faster alone, slower when several backends embed at once).",
         c"A changed value reloads the model in this backend at its next use. Off suits servers where several sessions or queue workers embed at the same time.",
         &ONNX_SPINNING,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"pg_dof.ingest_nice",
+        c"CPU nice value a backend takes when it first embeds documents to store them (0 = unchanged).",
+        c"Searches in other sessions then get the CPU first while documents are indexed. It lasts until the session ends: an unprivileged process cannot raise its priority again.",
+        &INGEST_NICE,
+        0,
+        19,
         GucContext::Userset,
         GucFlags::default(),
     );
@@ -236,6 +247,10 @@ pub fn intra_op_threads() -> usize {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_AUTO_THREADS),
         n => n as usize,
     }
+}
+
+pub fn ingest_nice() -> i32 {
+    INGEST_NICE.get()
 }
 
 pub fn onnx_spinning() -> bool {

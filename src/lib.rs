@@ -5,6 +5,7 @@
 mod api;
 mod backend_models;
 mod guc;
+mod ingest_priority;
 mod queue_launcher;
 mod queue_workers;
 mod sentence_cache;

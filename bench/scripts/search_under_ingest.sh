@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Search while ingesting: hybrid search p50/p95 (e5, the DOF questions) on a collection of
-# legalize-pe documents with no writer, with two inline writers (each inserting documents
+# legalize-pe documents with no writer, and with two inline writers (each inserting documents
 # into an e5 collection in a loop: chunking and embedding in its backend, as `dof load
-# --jobs 2` does), with the same writers capped (pg_dof.intra_op_threads = 1,
-# pg_dof.onnx_spinning = off in the writers' sessions), and with the writers' backends at
-# nice 19, every thread (what pg_dof.queue_worker_nice does for queue workers). The four
-# states alternate over ROUNDS (default 3); each search
-# is timed in the searching backend (clock_timestamp around it), the query embedding
-# included. Same run, same machine: the ratios to idle are the result.
+# --jobs 2` does) at each pg_dof.ingest_nice: 0 (the writers as they ran before the
+# setting), 10, and the default (19). The states alternate over ROUNDS (default 3); each
+# search is timed in the searching backend (clock_timestamp around it), the query
+# embedding included. Same run, same machine: the ratios to idle are the result.
+#
+# Renicing the writers' threads from outside (tried before the setting) changed nothing:
+# each backend is its own scheduling group (src/ingest_priority.rs says why).
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
 ROUNDS="${ROUNDS:-3}"; SEARCHES="${SEARCHES:-40}"
@@ -52,20 +53,12 @@ SELECT ms FROM timed;
 SQL
 }
 declare -A all
+states="idle writers_nice_0 writers_nice_10 writers_default"
 for round in $(seq 1 "$ROUNDS"); do
-  for state in idle writers capped niced; do
-    pids=()
+  for state in $states; do
     case "$state" in
-      writers) for _ in 1 2; do writer "" & pids+=($!); done; sleep 3 ;;
-      capped) for _ in 1 2; do writer "-c pg_dof.intra_op_threads=1 -c pg_dof.onnx_spinning=off" & pids+=($!); done; sleep 3 ;;
-      niced)
-        for _ in 1 2; do writer "" & pids+=($!); done; sleep 2
-        # every thread of the writers' backends (the model's too) at nice 19, as queue
-        # workers run with pg_dof.queue_worker_nice
-        for pid in $(q -c "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'DO %' AND pid <> pg_backend_pid()"); do
-          for task in /proc/"$pid"/task/*; do renice -n 19 -p "$(basename "$task")" >/dev/null 2>&1 || true; done
-        done
-        sleep 1 ;;
+      writers_nice_*) for _ in 1 2; do writer "-c pg_dof.ingest_nice=${state#writers_nice_}" & done; sleep 3 ;;
+      writers_default) for _ in 1 2; do writer "" & done; sleep 3 ;;
     esac
     all[$state]+=" $(timed | tr '\n' ' ')"
     q -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'DO %'" >/dev/null
@@ -79,7 +72,7 @@ echo "hybrid search, $SEARCHES questions x $ROUNDS rounds per state, states alte
 echo "| state | p50 ms | p95 ms | p50 / idle | p95 / idle |"
 echo "|---|---|---|---|---|"
 idle50=$(percentile 0.5 "${all[idle]}"); idle95=$(percentile 0.95 "${all[idle]}")
-for state in idle writers capped niced; do
+for state in $states; do
   p50=$(percentile 0.5 "${all[$state]}"); p95=$(percentile 0.95 "${all[$state]}")
   echo "| $state | $p50 | $p95 | $(echo "scale=2; $p50 / $idle50" | bc) | $(echo "scale=2; $p95 / $idle95" | bc) |"
 done

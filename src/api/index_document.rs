@@ -9,9 +9,10 @@ use pgrx::heap_tuple::PgHeapTuple;
 use pgrx::prelude::*;
 use pgrx::{AllocatedByRust, JsonB};
 
-use super::chunk::{chunk_by_model, chunk_options, names_tokenizer, settings};
+use super::chunk::{chunk_by_model, chunk_options, names_tokenizer};
 use super::embed::{check_interrupts, spec_of_row};
 use super::errors::{raise_embed_error, raise_invalid_parameter, raise_null_argument};
+use super::strategies::settings;
 use crate::backend_models;
 
 /// How a collection chunks and embeds, read from its `dof_collections` row.
@@ -66,6 +67,8 @@ fn dof_chunk_embed_internal(
     let collection = collection.unwrap_or_else(|| raise_null_argument("collection"));
     let model = model.unwrap_or_else(|| raise_null_argument("model"));
     let Some(body) = body else { return TableIterator::new(Vec::new()) };
+    // indexing is the long, CPU-bound work: searches in other sessions go first
+    crate::ingest_priority::yield_to_searches();
     // a stored pattern that this build does not know (a later release's) is classified again
     let pattern = pattern.filter(|p| Pattern::parse(p).is_some());
     let settings = collection_settings(&collection, pattern);

@@ -2,13 +2,16 @@
 //! result, map errors to SQLSTATEs.
 
 mod chunk;
+mod classify;
 mod drop_guard;
 mod embed;
 mod errors;
 mod front_matter;
 mod fusion;
 mod index_document;
+mod paragraphs;
 mod release_0_1_0;
+mod strategies;
 mod text_search;
 mod vector_search;
 mod version;
@@ -33,18 +36,18 @@ pgrx::extension_sql_file!(
     name = "chunk",
     requires = [
         "models",
-        chunk::dof_classify,
-        chunk::dof_classify_features,
+        classify::dof_classify,
+        classify::dof_classify_features,
         chunk::dof_chunk_strategy_internal,
-        chunk::dof_chunk_paragraphs_internal,
-        chunk::dof_chunk_strategies,
-        chunk::dof_check_chunker
+        paragraphs::dof_chunk_paragraphs_internal,
+        strategies::dof_chunk_strategies,
+        strategies::dof_check_chunker
     ]
 );
 pgrx::extension_sql_file!(
     "../../sql/tables.sql",
     name = "tables",
-    requires = ["models", chunk::dof_check_chunker, vector_search::dof_hnsw_max_dimensions]
+    requires = ["models", strategies::dof_check_chunker, vector_search::dof_hnsw_max_dimensions]
 );
 pgrx::extension_sql_file!(
     "../../sql/index_document.sql",

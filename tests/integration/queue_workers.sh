@@ -42,6 +42,14 @@ wait "$manual"
 check "$(q -c "SELECT count(*) FROM dof_queue WHERE status <> 'done'")" "0" "workers and a manual CALL drain the queue"
 check "$(q -c "SELECT count(DISTINCT document_id) || '/' || count(*) FROM index_calls")" "300/300" "every document indexed exactly once"
 check "$(q -c "SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker'")" "t" "the workers are still there"
+# a worker that has indexed yields the CPU to searches: its scheduling group (each backend
+# is its own Linux autogroup) and its threads at pg_dof.ingest_nice's default, 19
+niced=""
+for wpid in $(PG_DOF_DB=postgres q -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_dof queue worker' AND datname = 'pg_dof_workers'"); do
+  group=$(awk '{print $NF}' "/proc/$wpid/autogroup" 2>/dev/null || echo 19)
+  niced+="$group/$(ps -o ni= -p "$wpid" | tr -d ' ') "
+done
+check "$niced" "19/19 19/19 " "both workers index at nice 19, group and threads (pg_dof.ingest_nice)"
 
 # SIGKILL a worker mid-batch: slow documents (a trigger sleeps) so a batch is in flight
 q -c "TRUNCATE index_calls"

@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
-use super::trim;
+use crate::blank;
 use crate::classify::is_bold_line;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -163,6 +163,14 @@ fn push_gap(blocks: &mut Vec<Block>, text: &str, gap: Range<usize>) {
         start = end;
     }
     push_trimmed(blocks, text, BlockKind::Text, start..gap.end);
+}
+
+/// `span` without leading and trailing blanks ([`crate::blank`]), or `None` when nothing is left.
+pub(crate) fn trim(text: &str, span: Range<usize>) -> Option<Range<usize>> {
+    let slice = &text[span.clone()];
+    let start = span.start + (slice.len() - blank::trim_start(slice).len());
+    let end = span.end - (slice.len() - blank::trim_end(slice).len());
+    (start < end).then_some(start..end)
 }
 
 #[cfg(test)]

@@ -17,9 +17,6 @@ pub mod pack;
 pub mod sentences;
 pub mod strategies;
 
-use std::ops::Range;
-
-use crate::blank;
 use crate::classify::{Features, Pattern, Thresholds};
 use crate::tokenize::TokenizeError;
 use blocks::BlockKind;
@@ -241,12 +238,4 @@ impl CharOffsets {
     fn get(&self, byte: usize) -> usize {
         self.chars[self.bytes.binary_search(&byte).expect("offset registered in new")]
     }
-}
-
-/// `span` without leading and trailing blanks ([`crate::blank`]), or `None` when nothing is left.
-pub(crate) fn trim(text: &str, span: Range<usize>) -> Option<Range<usize>> {
-    let slice = &text[span.clone()];
-    let start = span.start + (slice.len() - blank::trim_start(slice).len());
-    let end = span.end - (slice.len() - blank::trim_end(slice).len());
-    (start < end).then_some(start..end)
 }

@@ -6,9 +6,8 @@ use std::ops::Range;
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::blocks::Table;
+use super::blocks::{trim, Table};
 use super::measure::{whitespace_words, Measure};
-use super::trim;
 use crate::tokenize::TokenizeError;
 
 #[derive(Debug, Clone, PartialEq)]

@@ -82,7 +82,7 @@ fn runs(text: &str, span: Range<usize>) -> Vec<Run> {
             runs.extend(open.take().map(|span| Run { span, kind: RunKind::Prose }));
         } else if content.starts_with('|') || content.starts_with('#') {
             runs.extend(open.take().map(|span| Run { span, kind: RunKind::Prose }));
-            runs.extend(super::trim(text, line_span).map(|span| Run { span, kind: RunKind::Unit }));
+            runs.extend(super::blocks::trim(text, line_span).map(|span| Run { span, kind: RunKind::Unit }));
         } else if list_marker_len(content).is_some() || is_enumerator(content.trim_end()) {
             runs.extend(open.take().map(|span| Run { span, kind: RunKind::Prose }));
             open = Some(line_span);
@@ -104,7 +104,7 @@ fn segment(text: &str, span: Range<usize>, out: &mut Vec<Range<usize>>) {
     let joined: String = text[span.clone()].chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect();
     let mut pending: Option<Range<usize>> = None;
     for (offset, piece) in joined.split_sentence_bound_indices() {
-        let Some(piece) = super::trim(text, span.start + offset..span.start + offset + piece.len()) else { continue };
+        let Some(piece) = super::blocks::trim(text, span.start + offset..span.start + offset + piece.len()) else { continue };
         let piece = match pending.take() {
             Some(open) => open.start..piece.end,
             None => piece,

@@ -8,9 +8,10 @@
 use std::ops::Range;
 
 use super::{whole_number, Document, Limits, Settings, Strategy};
+use crate::chunk::blocks::trim;
 use crate::chunk::measure::{ChunkSizer, Measure};
 use crate::chunk::pack::{Packer, Piece, Unit, UnitKind};
-use crate::chunk::{sentences, trim, ChunkError, MIN_MAX_TOKENS};
+use crate::chunk::{sentences, ChunkError, MIN_MAX_TOKENS};
 use crate::classify::Pattern;
 
 /// The seed's defaults.
