@@ -4,9 +4,7 @@
 
 CREATE FUNCTION dof_embed_query(query text, model text DEFAULT NULL) RETURNS vector
     LANGUAGE sql STABLE PARALLEL SAFE
-    RETURN (SELECT dof_embed_query_internal(query, m.kind, m.name, m.model_file, m.tokenizer_file,
-                                            m.dimension, m.max_positions, m.query_prefix, m.revision)::vector
-            FROM dof_model(model) m);
+    RETURN (SELECT dof_embed_query_internal(query, m)::vector FROM dof_model(model) m);
 
 CREATE FUNCTION dof_embed(texts text[], model text DEFAULT NULL, as_query boolean DEFAULT false)
     RETURNS TABLE (ordinality integer, embedding vector)
@@ -14,9 +12,7 @@ CREATE FUNCTION dof_embed(texts text[], model text DEFAULT NULL, as_query boolea
 BEGIN ATOMIC
     SELECT e.ordinality, e.embedding::vector
     FROM dof_model(model) m,
-         dof_embed_internal(texts, m.kind, m.name, m.model_file, m.tokenizer_file, m.dimension,
-                            m.max_positions, CASE WHEN as_query THEN m.query_prefix ELSE m.passage_prefix END,
-                            m.revision) e;
+         dof_embed_internal(texts, m, as_query) e;
 END;
 
 CREATE FUNCTION dof_embed_late(chunks text[], front_matter text[] DEFAULT NULL, model text DEFAULT NULL)
@@ -25,8 +21,7 @@ CREATE FUNCTION dof_embed_late(chunks text[], front_matter text[] DEFAULT NULL, 
 BEGIN ATOMIC
     SELECT e.ordinality, e.embedding::vector
     FROM dof_model(model) m,
-         dof_embed_late_internal(chunks, front_matter, m.kind, m.name, m.model_file, m.tokenizer_file,
-                                 m.dimension, m.max_positions, m.passage_prefix, m.revision) e;
+         dof_embed_late_internal(chunks, front_matter, m) e;
 END;
 
 -- Registers a model after loading it once: the files must exist and the output must be
@@ -77,9 +72,9 @@ COMMENT ON FUNCTION dof_embed_late(text[], text[], text) IS
     'Late chunking: the chunks of one document embedded in one model pass per window, each mean-pooled over its own tokens; front_matter[i] (H1 + H2) starts windows that start at chunk i';
 COMMENT ON FUNCTION dof_register_model(text, text, text, text, text, integer, boolean) IS
     'Registers (or updates) an ONNX embedding model after loading it and probing its output dimension';
-COMMENT ON FUNCTION dof_embed_query_internal(text, text, text, text, text, integer, integer, text, text) IS 'Internal: use dof_embed_query';
-COMMENT ON FUNCTION dof_embed_internal(text[], text, text, text, text, integer, integer, text, text) IS 'Internal: use dof_embed';
-COMMENT ON FUNCTION dof_embed_late_internal(text[], text[], text, text, text, text, integer, integer, text, text) IS 'Internal: use dof_embed_late';
+COMMENT ON FUNCTION dof_embed_query_internal(text, dof_models) IS 'Internal: use dof_embed_query';
+COMMENT ON FUNCTION dof_embed_internal(text[], dof_models, boolean) IS 'Internal: use dof_embed';
+COMMENT ON FUNCTION dof_embed_late_internal(text[], text[], dof_models) IS 'Internal: use dof_embed_late';
 COMMENT ON FUNCTION dof_probe_model_internal(text, text, text, integer) IS 'Internal: used by dof_register_model';
 COMMENT ON FUNCTION dof_version() IS 'Version of the pg_dof shared library';
 COMMENT ON FUNCTION dof_model_cache() IS

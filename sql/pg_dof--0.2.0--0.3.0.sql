@@ -299,6 +299,54 @@ END
 $$;
 COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), a hyphen inside a word separating words (DS-092-2002-EF matches as ds 092 2002 ef) unless the query has a double quote';
 
+-- The queue's advisory-lock class defined once (it was a literal in the batch and in
+-- dof_queue_progress); the batch takes it from the function.
+CREATE FUNCTION dof_queue_lock_class() RETURNS integer
+    IMMUTABLE PARALLEL SAFE LANGUAGE sql RETURN 1885824102;
+COMMENT ON FUNCTION dof_queue_lock_class() IS 'The advisory-lock class (pg_locks.classid) of a queue batch''s claimed documents, read by dof_queue_progress';
+
+CREATE OR REPLACE FUNCTION dof_process_queue_batch(batch_size integer DEFAULT 10, max_attempts integer DEFAULT 1,
+                                        OUT claimed integer, OUT done integer, OUT failed integer)
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    item record;
+BEGIN
+    claimed := 0; done := 0; failed := 0;
+    IF batch_size IS NULL OR batch_size < 1 OR max_attempts IS NULL OR max_attempts < 1 THEN
+        RAISE EXCEPTION 'batch_size and max_attempts must be at least 1 (got %, %)',
+                        coalesce(batch_size::text, 'NULL'), coalesce(max_attempts::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- the document row is claimed with its queue row: a writer that holds a document and
+    -- waits for its queue row (the trigger re-queues it) is skipped, never waited for (a
+    -- drain holding the queue row and waiting for the document would deadlock with it);
+    -- queued rows first
+    FOR item IN SELECT q.document_id FROM @extschema@.dof_queue q JOIN @extschema@.dof_documents d ON d.id = q.document_id
+                WHERE q.status = 'queued'
+                   OR (q.status = 'failed' AND q.attempts < max_attempts
+                       AND q.processed_at < now() - make_interval(secs => 10 * 2 ^ (q.attempts - 1)))
+                ORDER BY q.status <> 'queued', q.queued_at, q.document_id
+                LIMIT batch_size FOR UPDATE OF q, d SKIP LOCKED LOOP
+        claimed := claimed + 1;
+        -- shown as running in dof_queue_progress until this batch commits (row locks are
+        -- not in pg_locks; this transaction-level advisory lock is)
+        PERFORM pg_advisory_xact_lock(@extschema@.dof_queue_lock_class(), (item.document_id % 2147483647)::integer);
+        BEGIN
+            PERFORM @extschema@.dof_index_document(item.document_id);
+            UPDATE @extschema@.dof_queue SET status = 'done', error = NULL, attempts = attempts + 1, processed_at = now()
+            WHERE document_id = item.document_id;
+            done := done + 1;
+        EXCEPTION WHEN query_canceled THEN
+            RAISE;
+        WHEN OTHERS THEN
+            UPDATE @extschema@.dof_queue SET status = 'failed', error = SQLERRM, attempts = attempts + 1, processed_at = now()
+            WHERE document_id = item.document_id;
+            failed := failed + 1;
+        END;
+    END LOOP;
+END
+$$;
+
 -- dof_queue_progress: the rate between the batches of the last minute, not over a whole
 -- minute (the first minute of a run showed an ETA up to 60 times too long).
 CREATE OR REPLACE VIEW dof_queue_progress AS
@@ -308,7 +356,7 @@ WITH queued_documents AS (
            q.status = 'done' AND q.processed_at > now() - interval '1 minute' AS recent,
            -- claimed by a batch not yet committed (dof_process_queue_batch's advisory lock)
            q.status <> 'done' AND EXISTS (SELECT 1 FROM pg_locks l
-                                          WHERE l.locktype = 'advisory' AND l.classid = 1885824102 AND l.objsubid = 2
+                                          WHERE l.locktype = 'advisory' AND l.classid = dof_queue_lock_class() AND l.objsubid = 2
                                             AND l.objid = (q.document_id % 2147483647)::oid AND l.granted) AS running
     FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id
 ), timed AS (
@@ -646,6 +694,45 @@ COMMENT ON FUNCTION dof_bm25_parameters() IS 'BM25''s parameters as the text leg
 -- The weighted fusion's comment says how it normalises.
 COMMENT ON FUNCTION dof_weighted_fusion(bigint[], double precision[], bigint[], double precision[], double precision) IS 'Weighted min-max fusion of two scored lists: each normalised by its spread (the vector leg''s at least dof_fusion_vector_min_spread()), score = (1 - alpha) x vector + alpha x text; ties break on id';
 COMMENT ON FUNCTION dof_fusion_vector_min_spread() IS 'The least spread of the vector leg''s similarities that the weighted fusion divides by (0.1): candidates that hardly differ are not stretched to 0..1';
+
+-- The embedding functions take the model's dof_models row, the one way a model becomes a
+-- spec (they took its fields one by one): the wrappers call the new ones, then the old go
+-- (the library keeps their symbols for databases not yet updated: src/api/release_0_2_0.rs).
+CREATE FUNCTION dof_embed_query_internal(query text, model dof_models) RETURNS real[]
+    STABLE PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_embed_query_model_wrapper';
+CREATE FUNCTION dof_embed_internal(texts text[], model dof_models, as_query bool)
+    RETURNS TABLE (ordinality int, embedding real[])
+    STABLE PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_embed_model_wrapper';
+CREATE FUNCTION dof_embed_late_internal(chunks text[], front_matter text[], model dof_models)
+    RETURNS TABLE (ordinality int, embedding real[])
+    STABLE PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_embed_late_model_wrapper';
+CREATE OR REPLACE FUNCTION dof_embed_query(query text, model text DEFAULT NULL) RETURNS vector
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN (SELECT dof_embed_query_internal(query, m)::vector FROM dof_model(model) m);
+
+CREATE OR REPLACE FUNCTION dof_embed(texts text[], model text DEFAULT NULL, as_query boolean DEFAULT false)
+    RETURNS TABLE (ordinality integer, embedding vector)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT e.ordinality, e.embedding::vector
+    FROM dof_model(model) m,
+         dof_embed_internal(texts, m, as_query) e;
+END;
+
+CREATE OR REPLACE FUNCTION dof_embed_late(chunks text[], front_matter text[] DEFAULT NULL, model text DEFAULT NULL)
+    RETURNS TABLE (ordinality integer, embedding vector)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT e.ordinality, e.embedding::vector
+    FROM dof_model(model) m,
+         dof_embed_late_internal(chunks, front_matter, m) e;
+END;
+DROP FUNCTION dof_embed_query_internal(text, text, text, text, text, integer, integer, text, text);
+DROP FUNCTION dof_embed_internal(text[], text, text, text, text, integer, integer, text, text);
+DROP FUNCTION dof_embed_late_internal(text[], text[], text, text, text, text, integer, integer, text, text);
+COMMENT ON FUNCTION dof_embed_query_internal(text, dof_models) IS 'Internal: use dof_embed_query';
+COMMENT ON FUNCTION dof_embed_internal(text[], dof_models, boolean) IS 'Internal: use dof_embed';
+COMMENT ON FUNCTION dof_embed_late_internal(text[], text[], dof_models) IS 'Internal: use dof_embed_late';
 
 -- Evaluation in SQL: dof_evaluate scores search methods on a user's own questions.
 CREATE FUNCTION dof_evaluate(questions text, collection text DEFAULT NULL, k integer DEFAULT 10,

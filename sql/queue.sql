@@ -19,6 +19,13 @@ CREATE TRIGGER dof_queue_wake_updated AFTER UPDATE ON dof_queue REFERENCING NEW 
 COMMENT ON FUNCTION dof_queue_wake() IS 'Trigger: newly queued documents wake the queue workers when the transaction commits';
 COMMENT ON FUNCTION dof_queue_wake_internal() IS 'Internal: wakes this database''s queue workers when the current transaction commits (once per transaction)';
 
+-- The advisory-lock class a queue batch holds for each document it claims (the key is the
+-- document id modulo 2^31 - 1), which dof_queue_progress reads to show the claimed
+-- documents as running; one definition for both.
+CREATE FUNCTION dof_queue_lock_class() RETURNS integer
+    IMMUTABLE PARALLEL SAFE LANGUAGE sql RETURN 1885824102;
+COMMENT ON FUNCTION dof_queue_lock_class() IS 'The advisory-lock class (pg_locks.classid) of a queue batch''s claimed documents, read by dof_queue_progress';
+
 -- One batch of the deferred queue, in the caller's transaction: up to batch_size queued
 -- documents (then failed ones with fewer than max_attempts attempts, each after a pause
 -- that doubles per attempt) claimed with FOR UPDATE SKIP LOCKED — rows another drain has
@@ -50,7 +57,7 @@ BEGIN
         claimed := claimed + 1;
         -- shown as running in dof_queue_progress until this batch commits (row locks are
         -- not in pg_locks; this transaction-level advisory lock is)
-        PERFORM pg_advisory_xact_lock(1885824102, (item.document_id % 2147483647)::integer);
+        PERFORM pg_advisory_xact_lock(@extschema@.dof_queue_lock_class(), (item.document_id % 2147483647)::integer);
         BEGIN
             PERFORM @extschema@.dof_index_document(item.document_id);
             UPDATE @extschema@.dof_queue SET status = 'done', error = NULL, attempts = attempts + 1, processed_at = now()

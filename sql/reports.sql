@@ -49,7 +49,7 @@ WITH queued_documents AS (
            q.status = 'done' AND q.processed_at > now() - interval '1 minute' AS recent,
            -- claimed by a batch not yet committed (dof_process_queue_batch's advisory lock)
            q.status <> 'done' AND EXISTS (SELECT 1 FROM pg_locks l
-                                          WHERE l.locktype = 'advisory' AND l.classid = 1885824102 AND l.objsubid = 2
+                                          WHERE l.locktype = 'advisory' AND l.classid = dof_queue_lock_class() AND l.objsubid = 2
                                             AND l.objid = (q.document_id % 2147483647)::oid AND l.granted) AS running
     FROM dof_queue q JOIN dof_documents d ON d.id = q.document_id
 ), timed AS (
@@ -74,7 +74,7 @@ SELECT collection, queued, running, done, failed, round(rate, 1) AS tokens_per_s
        CASE WHEN rate > 0 AND queued + running > 0
             THEN make_interval(secs => round(queued_bytes * tokens_per_byte / rate::double precision)) END AS eta
 FROM per_collection;
--- The seed's comparison (seed 002: semantic vs recursive; seed 000's tables), in psql: the
+-- The chunking strategies compared (semantic vs recursive, how each cuts tables), in psql: the
 -- same documents through each strategy. Per-strategy options: options -> 'strategy name'.
 CREATE FUNCTION dof_compare_chunkers(docs text[], max_tokens integer DEFAULT 800, model text DEFAULT NULL,
                                      strategies text[] DEFAULT NULL, options jsonb DEFAULT '{}',

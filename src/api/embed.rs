@@ -1,5 +1,6 @@
 //! Embedding from SQL. The user-facing functions are SQL wrappers in sql/embed.sql that
-//! read the model's dof_models row and cast to `vector`; these take that row's fields.
+//! read the model's dof_models row and cast to `vector`; these take that row, the one way a
+//! model becomes a spec (`spec_of_row`).
 
 use dof_core::embed::{ModelKind, ModelSpec};
 use pgrx::heap_tuple::PgHeapTuple;
@@ -11,10 +12,10 @@ use crate::{backend_models, guc};
 
 /// Texts longer than this are refused by the independent embedding functions: the model
 /// sees 512 tokens (~2 KB) at most, so a longer text is a document to chunk first.
-const MAX_TEXT_BYTES: usize = 64 * 1024;
+pub(super) const MAX_TEXT_BYTES: usize = 64 * 1024;
 
 #[allow(clippy::too_many_arguments)]
-fn spec(
+pub(super) fn spec(
     kind: &str,
     name: &str,
     model_file: Option<&str>,
@@ -44,7 +45,7 @@ fn spec(
 
 /// A model's dimension as given to the embedding functions: at least 1 (a negative one
 /// read as 0 gave a 1-dimensional vector). Only the registration probe passes 0, "unknown".
-fn checked_dimension(dimension: i32) -> i32 {
+pub(super) fn checked_dimension(dimension: i32) -> i32 {
     if dimension < 1 {
         raise_invalid_parameter(&format!("dimension must be at least 1, got {dimension}"));
     }
@@ -82,7 +83,7 @@ pub(crate) fn check_interrupts() {
 }
 
 /// What each input element must satisfy besides not being NULL.
-enum Rule {
+pub(super) enum Rule {
     /// A text embedded on its own: at most this many bytes.
     AtMostBytes(usize),
     /// A chunk of a late-chunked document: some non-whitespace text (it needs tokens).
@@ -90,7 +91,7 @@ enum Rule {
 }
 
 /// A non-empty array of inputs that keep `rule`, or an ERROR naming the first bad element.
-fn inputs<'a>(values: &'a [Option<String>], what: &str, rule: Rule) -> Vec<&'a str> {
+pub(super) fn inputs<'a>(values: &'a [Option<String>], what: &str, rule: Rule) -> Vec<&'a str> {
     if values.is_empty() {
         raise_invalid_parameter(&format!("{what} must not be empty"));
     }
@@ -112,76 +113,65 @@ fn inputs<'a>(values: &'a [Option<String>], what: &str, rule: Rule) -> Vec<&'a s
 }
 
 /// Vectors as rows numbered from 1, in input order.
-fn numbered(vectors: Vec<Vec<f32>>) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
+pub(super) fn numbered(vectors: Vec<Vec<f32>>) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     TableIterator::new(vectors.into_iter().enumerate().map(|(i, v)| (i as i32 + 1, v)))
 }
 
-#[pg_extern(stable, parallel_safe)]
-#[allow(clippy::too_many_arguments)]
-fn dof_embed_query_internal(
-    query: Option<&str>,
-    kind: &str,
-    name: &str,
-    model_file: Option<&str>,
-    tokenizer_file: Option<&str>,
-    dimension: i32,
-    max_positions: i32,
-    prefix: &str,
-    revision: &str,
-) -> Option<Vec<f32>> {
+/// The embedding spec of a `dof_models` row passed to an embedding function: its dimension
+/// at least 1 (the table checks it; a row built by hand is checked here: a negative one,
+/// read as 0, gave a 1-dimensional vector).
+fn embedding_spec(model: &PgHeapTuple<'_, AllocatedByRust>) -> ModelSpec {
+    let dimension = model.get_by_name::<i32>("dimension").ok().flatten().unwrap_or(0);
+    checked_dimension(dimension);
+    spec_of_row(model)
+}
+
+/// The vector of `query` by the model of a `dof_models` row, with its query prefix.
+#[pg_extern(stable, parallel_safe, name = "dof_embed_query_internal", requires = ["models"])]
+fn dof_embed_query_model(query: Option<&str>, model: pgrx::composite_type!("dof_models")) -> Option<Vec<f32>> {
     let query = [Some(query?.to_string())]; // NULL in, NULL out, as a strict function
-    let spec = spec(kind, name, model_file, tokenizer_file, checked_dimension(dimension), max_positions, revision);
+    let spec = embedding_spec(&model);
     let texts = inputs(&query, "query", Rule::AtMostBytes(MAX_TEXT_BYTES));
-    match backend_models::embed(&spec, &texts, prefix, &mut check_interrupts) {
+    match backend_models::embed(&spec, &texts, &spec.query_prefix, &mut check_interrupts) {
         Ok(mut vectors) => vectors.pop(),
         Err(error) => raise_embed_error(error),
     }
 }
 
-#[pg_extern(stable, parallel_safe)]
-#[allow(clippy::too_many_arguments)]
-fn dof_embed_internal(
+/// The vectors of `texts` by the model of a `dof_models` row, with its query prefix when
+/// `as_query`, its passage prefix otherwise.
+#[pg_extern(stable, parallel_safe, name = "dof_embed_internal", requires = ["models"])]
+fn dof_embed_model(
     texts: Option<Vec<Option<String>>>,
-    kind: &str,
-    name: &str,
-    model_file: Option<&str>,
-    tokenizer_file: Option<&str>,
-    dimension: i32,
-    max_positions: i32,
-    prefix: &str,
-    revision: &str,
+    model: pgrx::composite_type!("dof_models"),
+    as_query: bool,
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let texts = texts.unwrap_or_else(|| raise_null_argument("texts"));
-    let spec = spec(kind, name, model_file, tokenizer_file, checked_dimension(dimension), max_positions, revision);
+    let spec = embedding_spec(&model);
     let texts = inputs(&texts, "texts", Rule::AtMostBytes(MAX_TEXT_BYTES));
+    let prefix = if as_query { &spec.query_prefix } else { &spec.passage_prefix };
     let vectors = backend_models::embed(&spec, &texts, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
     numbered(vectors)
 }
 
-#[pg_extern(stable, parallel_safe)]
-#[allow(clippy::too_many_arguments)]
-fn dof_embed_late_internal(
+/// Late chunking: the chunks of one document embedded in one pass of the model of a
+/// `dof_models` row (passage prefix), each chunk's vector pooled from its own tokens.
+#[pg_extern(stable, parallel_safe, name = "dof_embed_late_internal", requires = ["models"])]
+fn dof_embed_late_model(
     chunks: Option<Vec<Option<String>>>,
     front_matter: Option<Vec<Option<String>>>,
-    kind: &str,
-    name: &str,
-    model_file: Option<&str>,
-    tokenizer_file: Option<&str>,
-    dimension: i32,
-    max_positions: i32,
-    prefix: &str,
-    revision: &str,
+    model: pgrx::composite_type!("dof_models"),
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let chunks = chunks.unwrap_or_else(|| raise_null_argument("chunks"));
-    let spec = spec(kind, name, model_file, tokenizer_file, checked_dimension(dimension), max_positions, revision);
+    let spec = embedding_spec(&model);
     let chunks = inputs(&chunks, "chunks", Rule::HasText);
     let front_matter = front_matter.unwrap_or_default();
     let front: Vec<&str> = front_matter.iter().map(|f| f.as_deref().unwrap_or("")).collect();
     if !front.is_empty() && front.len() != chunks.len() {
         raise_invalid_parameter(&format!("front_matter has {} elements but chunks has {}", front.len(), chunks.len()));
     }
-    let vectors =
-        backend_models::embed_late(&spec, &chunks, &front, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
+    let vectors = backend_models::embed_late(&spec, &chunks, &front, &spec.passage_prefix, &mut check_interrupts)
+        .unwrap_or_else(|e| raise_embed_error(e));
     numbered(vectors)
 }
 
@@ -243,7 +233,10 @@ mod tests {
 
     #[pg_test(error = "dimension must be at least 1, got -5")]
     fn a_negative_dimension_is_refused() {
-        let _ = Spi::get_one::<i64>("SELECT count(*) FROM dof_embed_internal(ARRAY['x'], 'hash', 'h', NULL, NULL, -5, 512, '', 'r')");
+        let _ = Spi::get_one::<i64>(
+            "SELECT count(*) FROM dof_models m, dof_embed_internal(ARRAY['x'], jsonb_populate_record(m, '{\"dimension\": -5}'), false)
+             WHERE m.name = 'hash-384'",
+        );
     }
 
     #[pg_test]

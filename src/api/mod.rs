@@ -11,6 +11,7 @@ mod fusion;
 mod index_document;
 mod paragraphs;
 mod release_0_1_0;
+mod release_0_2_0;
 mod strategies;
 mod text_search;
 mod vector_search;
@@ -22,9 +23,9 @@ pgrx::extension_sql_file!(
     name = "embed",
     requires = [
         "models",
-        embed::dof_embed_query_internal,
-        embed::dof_embed_internal,
-        embed::dof_embed_late_internal,
+        embed::dof_embed_query_model,
+        embed::dof_embed_model,
+        embed::dof_embed_late_model,
         embed::dof_probe_model_internal,
         embed::dof_model_cache,
         version::dof_version,

@@ -2,7 +2,7 @@
 //! (one `pg_dof.so` per server) and calls these by name until `ALTER EXTENSION pg_dof
 //! UPDATE`; the current install script declares none of them (`sql = false`). The upgrade
 //! test (tests/integration/upgrade.sh) fails when a released script names a symbol the
-//! library lacks. 0.2.0's SQL needs nothing here: every function it declares is current.
+//! library lacks. The embedding functions both 0.1.0 and 0.2.0 declare are in release_0_2_0.rs.
 
 use dof_core::bm25::{Bm25Params, LexemeStats};
 use dof_core::chunk::strategies::Settings;
