@@ -120,7 +120,8 @@ pub(super) fn numbered(vectors: Vec<Vec<f32>>) -> TableIterator<'static, (name!(
 /// The embedding spec of a `dof_models` row passed to an embedding function: its dimension
 /// at least 1 (the table checks it; a row built by hand is checked here: a negative one,
 /// read as 0, gave a 1-dimensional vector).
-fn embedding_spec(model: &PgHeapTuple<'_, AllocatedByRust>) -> ModelSpec {
+fn embedding_spec(model: Option<&PgHeapTuple<'_, AllocatedByRust>>) -> ModelSpec {
+    let model = model.unwrap_or_else(|| raise_null_argument("model"));
     let dimension = model.get_by_name::<i32>("dimension").ok().flatten().unwrap_or(0);
     checked_dimension(dimension);
     spec_of_row(model)
@@ -128,9 +129,9 @@ fn embedding_spec(model: &PgHeapTuple<'_, AllocatedByRust>) -> ModelSpec {
 
 /// The vector of `query` by the model of a `dof_models` row, with its query prefix.
 #[pg_extern(stable, parallel_safe, name = "dof_embed_query_internal", requires = ["models"])]
-fn dof_embed_query_model(query: Option<&str>, model: pgrx::composite_type!("dof_models")) -> Option<Vec<f32>> {
+fn dof_embed_query_model(query: Option<&str>, model: Option<pgrx::composite_type!("dof_models")>) -> Option<Vec<f32>> {
     let query = [Some(query?.to_string())]; // NULL in, NULL out, as a strict function
-    let spec = embedding_spec(&model);
+    let spec = embedding_spec(model.as_ref());
     let texts = inputs(&query, "query", Rule::AtMostBytes(MAX_TEXT_BYTES));
     match backend_models::embed(&spec, &texts, &spec.query_prefix, &mut check_interrupts) {
         Ok(mut vectors) => vectors.pop(),
@@ -143,13 +144,14 @@ fn dof_embed_query_model(query: Option<&str>, model: pgrx::composite_type!("dof_
 #[pg_extern(stable, parallel_safe, name = "dof_embed_internal", requires = ["models"])]
 fn dof_embed_model(
     texts: Option<Vec<Option<String>>>,
-    model: pgrx::composite_type!("dof_models"),
-    as_query: bool,
+    model: Option<pgrx::composite_type!("dof_models")>,
+    as_query: Option<bool>,
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let texts = texts.unwrap_or_else(|| raise_null_argument("texts"));
-    let spec = embedding_spec(&model);
+    let spec = embedding_spec(model.as_ref());
     let texts = inputs(&texts, "texts", Rule::AtMostBytes(MAX_TEXT_BYTES));
-    let prefix = if as_query { &spec.query_prefix } else { &spec.passage_prefix };
+    // NULL as_query is a passage, as the SQL wrapper's CASE read it before
+    let prefix = if as_query.unwrap_or(false) { &spec.query_prefix } else { &spec.passage_prefix };
     let vectors = backend_models::embed(&spec, &texts, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
     numbered(vectors)
 }
@@ -160,10 +162,10 @@ fn dof_embed_model(
 fn dof_embed_late_model(
     chunks: Option<Vec<Option<String>>>,
     front_matter: Option<Vec<Option<String>>>,
-    model: pgrx::composite_type!("dof_models"),
+    model: Option<pgrx::composite_type!("dof_models")>,
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let chunks = chunks.unwrap_or_else(|| raise_null_argument("chunks"));
-    let spec = embedding_spec(&model);
+    let spec = embedding_spec(model.as_ref());
     let chunks = inputs(&chunks, "chunks", Rule::HasText);
     let front_matter = front_matter.unwrap_or_default();
     let front: Vec<&str> = front_matter.iter().map(|f| f.as_deref().unwrap_or("")).collect();
@@ -237,6 +239,15 @@ mod tests {
             "SELECT count(*) FROM dof_models m, dof_embed_internal(ARRAY['x'], jsonb_populate_record(m, '{\"dimension\": -5}'), false)
              WHERE m.name = 'hash-384'",
         );
+    }
+
+    #[pg_test]
+    fn a_null_as_query_embeds_a_passage() {
+        let same = Spi::get_one::<bool>(
+            "SELECT (SELECT embedding FROM dof_embed(ARRAY['uno'], NULL, NULL)) = (SELECT embedding FROM dof_embed(ARRAY['uno']))
+                AND (SELECT embedding FROM dof_embed(ARRAY['uno'], as_query => true)) <> (SELECT embedding FROM dof_embed(ARRAY['uno']))",
+        );
+        assert_eq!(same, Ok(Some(true)));
     }
 
     #[pg_test]
