@@ -12,7 +12,7 @@ use crate::{backend_models, guc};
 
 /// Texts longer than this are refused by the independent embedding functions: the model
 /// sees 512 tokens (~2 KB) at most, so a longer text is a document to chunk first.
-pub(super) const MAX_TEXT_BYTES: usize = 64 * 1024;
+const MAX_TEXT_BYTES: usize = 64 * 1024;
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn spec(
@@ -83,7 +83,7 @@ pub(crate) fn check_interrupts() {
 }
 
 /// What each input element must satisfy besides not being NULL.
-pub(super) enum Rule {
+enum Rule {
     /// A text embedded on its own: at most this many bytes.
     AtMostBytes(usize),
     /// A chunk of a late-chunked document: some non-whitespace text (it needs tokens).
@@ -91,7 +91,7 @@ pub(super) enum Rule {
 }
 
 /// A non-empty array of inputs that keep `rule`, or an ERROR naming the first bad element.
-pub(super) fn inputs<'a>(values: &'a [Option<String>], what: &str, rule: Rule) -> Vec<&'a str> {
+fn inputs<'a>(values: &'a [Option<String>], what: &str, rule: Rule) -> Vec<&'a str> {
     if values.is_empty() {
         raise_invalid_parameter(&format!("{what} must not be empty"));
     }
@@ -113,7 +113,7 @@ pub(super) fn inputs<'a>(values: &'a [Option<String>], what: &str, rule: Rule) -
 }
 
 /// Vectors as rows numbered from 1, in input order.
-pub(super) fn numbered(vectors: Vec<Vec<f32>>) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
+fn numbered(vectors: Vec<Vec<f32>>) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     TableIterator::new(vectors.into_iter().enumerate().map(|(i, v)| (i as i32 + 1, v)))
 }
 
@@ -127,16 +127,52 @@ fn embedding_spec(model: Option<&PgHeapTuple<'_, AllocatedByRust>>) -> ModelSpec
     spec_of_row(model)
 }
 
-/// The vector of `query` by the model of a `dof_models` row, with its query prefix.
-#[pg_extern(stable, parallel_safe, name = "dof_embed_query_internal", requires = ["models"])]
-fn dof_embed_query_model(query: Option<&str>, model: Option<pgrx::composite_type!("dof_models")>) -> Option<Vec<f32>> {
-    let query = [Some(query?.to_string())]; // NULL in, NULL out, as a strict function
-    let spec = embedding_spec(model.as_ref());
+/// The vector of one query text by `spec` with `prefix`: the body of both generations of
+/// dof_embed_query_internal (this module's, 0.2.0's in release_0_2_0.rs).
+pub(super) fn embed_query(spec: &ModelSpec, query: &str, prefix: &str) -> Option<Vec<f32>> {
+    let query = [Some(query.to_string())];
     let texts = inputs(&query, "query", Rule::AtMostBytes(MAX_TEXT_BYTES));
-    match backend_models::embed(&spec, &texts, &spec.query_prefix, &mut check_interrupts) {
+    match backend_models::embed(spec, &texts, prefix, &mut check_interrupts) {
         Ok(mut vectors) => vectors.pop(),
         Err(error) => raise_embed_error(error),
     }
+}
+
+/// The vectors of `texts` by `spec` with `prefix`, numbered: both dof_embed_internal.
+pub(super) fn embed_texts(
+    spec: &ModelSpec,
+    texts: &[Option<String>],
+    prefix: &str,
+) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
+    let texts = inputs(texts, "texts", Rule::AtMostBytes(MAX_TEXT_BYTES));
+    let vectors = backend_models::embed(spec, &texts, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
+    numbered(vectors)
+}
+
+/// Late chunking of one document's `chunks` (with their front matter) by `spec` with
+/// `prefix`, numbered: both dof_embed_late_internal.
+pub(super) fn embed_late_chunks(
+    spec: &ModelSpec,
+    chunks: &[Option<String>],
+    front_matter: Option<Vec<Option<String>>>,
+    prefix: &str,
+) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
+    let chunks = inputs(chunks, "chunks", Rule::HasText);
+    let front_matter = front_matter.unwrap_or_default();
+    let front: Vec<&str> = front_matter.iter().map(|f| f.as_deref().unwrap_or("")).collect();
+    if !front.is_empty() && front.len() != chunks.len() {
+        raise_invalid_parameter(&format!("front_matter has {} elements but chunks has {}", front.len(), chunks.len()));
+    }
+    let vectors = backend_models::embed_late(spec, &chunks, &front, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
+    numbered(vectors)
+}
+
+/// The vector of `query` by the model of a `dof_models` row, with its query prefix.
+#[pg_extern(stable, parallel_safe, name = "dof_embed_query_internal", requires = ["models"])]
+fn dof_embed_query_model(query: Option<&str>, model: Option<pgrx::composite_type!("dof_models")>) -> Option<Vec<f32>> {
+    let query = query?; // NULL in, NULL out, as a strict function
+    let spec = embedding_spec(model.as_ref());
+    embed_query(&spec, query, &spec.query_prefix)
 }
 
 /// The vectors of `texts` by the model of a `dof_models` row, with its query prefix when
@@ -149,11 +185,9 @@ fn dof_embed_model(
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let texts = texts.unwrap_or_else(|| raise_null_argument("texts"));
     let spec = embedding_spec(model.as_ref());
-    let texts = inputs(&texts, "texts", Rule::AtMostBytes(MAX_TEXT_BYTES));
     // NULL as_query is a passage, as the SQL wrapper's CASE read it before
     let prefix = if as_query.unwrap_or(false) { &spec.query_prefix } else { &spec.passage_prefix };
-    let vectors = backend_models::embed(&spec, &texts, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
-    numbered(vectors)
+    embed_texts(&spec, &texts, prefix)
 }
 
 /// Late chunking: the chunks of one document embedded in one pass of the model of a
@@ -166,15 +200,7 @@ fn dof_embed_late_model(
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let chunks = chunks.unwrap_or_else(|| raise_null_argument("chunks"));
     let spec = embedding_spec(model.as_ref());
-    let chunks = inputs(&chunks, "chunks", Rule::HasText);
-    let front_matter = front_matter.unwrap_or_default();
-    let front: Vec<&str> = front_matter.iter().map(|f| f.as_deref().unwrap_or("")).collect();
-    if !front.is_empty() && front.len() != chunks.len() {
-        raise_invalid_parameter(&format!("front_matter has {} elements but chunks has {}", front.len(), chunks.len()));
-    }
-    let vectors = backend_models::embed_late(&spec, &chunks, &front, &spec.passage_prefix, &mut check_interrupts)
-        .unwrap_or_else(|e| raise_embed_error(e));
-    numbered(vectors)
+    embed_late_chunks(&spec, &chunks, front_matter, &spec.passage_prefix)
 }
 
 /// Loads a model once (not cached) and returns its output dimension.

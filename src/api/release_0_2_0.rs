@@ -7,9 +7,8 @@
 
 use pgrx::prelude::*;
 
-use super::embed::{check_interrupts, checked_dimension, inputs, numbered, spec, Rule, MAX_TEXT_BYTES};
-use super::errors::{raise_embed_error, raise_invalid_parameter, raise_null_argument};
-use crate::backend_models;
+use super::embed::{checked_dimension, embed_late_chunks, embed_query, embed_texts, spec};
+use super::errors::raise_null_argument;
 
 #[pg_extern(stable, parallel_safe, sql = false)]
 #[allow(clippy::too_many_arguments)]
@@ -24,13 +23,9 @@ fn dof_embed_query_internal(
     prefix: &str,
     revision: &str,
 ) -> Option<Vec<f32>> {
-    let query = [Some(query?.to_string())]; // NULL in, NULL out, as a strict function
+    let query = query?; // NULL in, NULL out, as a strict function
     let spec = spec(kind, name, model_file, tokenizer_file, checked_dimension(dimension), max_positions, revision);
-    let texts = inputs(&query, "query", Rule::AtMostBytes(MAX_TEXT_BYTES));
-    match backend_models::embed(&spec, &texts, prefix, &mut check_interrupts) {
-        Ok(mut vectors) => vectors.pop(),
-        Err(error) => raise_embed_error(error),
-    }
+    embed_query(&spec, query, prefix)
 }
 
 #[pg_extern(stable, parallel_safe, sql = false)]
@@ -48,9 +43,7 @@ fn dof_embed_internal(
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let texts = texts.unwrap_or_else(|| raise_null_argument("texts"));
     let spec = spec(kind, name, model_file, tokenizer_file, checked_dimension(dimension), max_positions, revision);
-    let texts = inputs(&texts, "texts", Rule::AtMostBytes(MAX_TEXT_BYTES));
-    let vectors = backend_models::embed(&spec, &texts, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
-    numbered(vectors)
+    embed_texts(&spec, &texts, prefix)
 }
 
 #[pg_extern(stable, parallel_safe, sql = false)]
@@ -69,13 +62,5 @@ fn dof_embed_late_internal(
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let chunks = chunks.unwrap_or_else(|| raise_null_argument("chunks"));
     let spec = spec(kind, name, model_file, tokenizer_file, checked_dimension(dimension), max_positions, revision);
-    let chunks = inputs(&chunks, "chunks", Rule::HasText);
-    let front_matter = front_matter.unwrap_or_default();
-    let front: Vec<&str> = front_matter.iter().map(|f| f.as_deref().unwrap_or("")).collect();
-    if !front.is_empty() && front.len() != chunks.len() {
-        raise_invalid_parameter(&format!("front_matter has {} elements but chunks has {}", front.len(), chunks.len()));
-    }
-    let vectors =
-        backend_models::embed_late(&spec, &chunks, &front, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
-    numbered(vectors)
+    embed_late_chunks(&spec, &chunks, front_matter, prefix)
 }
