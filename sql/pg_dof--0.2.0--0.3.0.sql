@@ -734,6 +734,47 @@ COMMENT ON FUNCTION dof_embed_query_internal(text, dof_models) IS 'Internal: use
 COMMENT ON FUNCTION dof_embed_internal(text[], dof_models, boolean) IS 'Internal: use dof_embed';
 COMMENT ON FUNCTION dof_embed_late_internal(text[], text[], dof_models) IS 'Internal: use dof_embed_late';
 
+-- The content hash is a column: dof_documents.content_sha256, kept by PostgreSQL from the
+-- body. dof_put_document compares it, and dof load reads it (0.2.0 kept the hash in
+-- metadata.content_sha256, written by each writer its own way: the loader hashed the file,
+-- converted or not). Adding the column rewrites dof_documents once (every body hashed); the
+-- old metadata key is left where it is: removing it would rewrite every chunk row (their
+-- copy of the metadata) and its HNSW entries. The next write of a document replaces it.
+CREATE FUNCTION dof_content_hash(body text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN encode(sha256(convert_to(body, 'UTF8')), 'hex');
+ALTER TABLE dof_documents ADD COLUMN content_sha256 text NOT NULL GENERATED ALWAYS AS (dof_content_hash(body)) STORED;
+CREATE OR REPLACE FUNCTION dof_put_document(collection text, source_id text, title text, body text, metadata jsonb DEFAULT '{}')
+    RETURNS TABLE (document_id bigint, action text)
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    collection_name text := (dof_collection(collection)).name;
+BEGIN
+    IF source_id IS NULL OR body IS NULL THEN
+        RAISE EXCEPTION 'source_id and body must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF metadata IS NOT NULL AND jsonb_typeof(metadata) <> 'object' THEN
+        RAISE EXCEPTION 'metadata must be a JSON object, got %', jsonb_typeof(metadata) USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN QUERY
+    INSERT INTO dof_documents AS d (collection, source_id, title, body, metadata)
+    VALUES (collection_name, dof_put_document.source_id, dof_put_document.title, dof_put_document.body, coalesce(metadata, '{}'))
+    ON CONFLICT ON CONSTRAINT dof_documents_collection_source_id_key DO UPDATE
+        SET title = excluded.title, metadata = excluded.metadata,
+            body = CASE WHEN d.content_sha256 IS DISTINCT FROM dof_content_hash(excluded.body) THEN excluded.body ELSE d.body END
+        WHERE d.content_sha256 IS DISTINCT FROM dof_content_hash(excluded.body)
+           OR d.metadata IS DISTINCT FROM excluded.metadata OR d.title IS DISTINCT FROM excluded.title
+    RETURNING d.id, CASE WHEN d.xmax = 0 THEN 'added' ELSE 'updated' END;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT d.id, 'unchanged'::text FROM dof_documents d
+                     WHERE d.collection = collection_name AND d.source_id = dof_put_document.source_id;
+    END IF;
+END
+$$;
+COMMENT ON COLUMN dof_documents.content_sha256 IS 'The body''s SHA-256 (dof_content_hash), kept by PostgreSQL: what dof_put_document and dof load compare to leave an unchanged document alone';
+COMMENT ON FUNCTION dof_content_hash(text) IS 'SHA-256 of a text''s UTF-8 bytes, in hex: dof_documents.content_sha256, and the digest dof load computes before sending a file';
+COMMENT ON FUNCTION dof_put_document(text, text, text, text, jsonb) IS 'Stores a document idempotently by (collection, source_id) and content hash (content_sha256): added, updated (the metadata given replaces the stored) or unchanged (nothing written); what dof load calls and a coordinator routes to one shard';
+
 -- Evaluation in SQL: dof_evaluate scores search methods on a user's own questions.
 CREATE FUNCTION dof_evaluate(questions text, collection text DEFAULT NULL, k integer DEFAULT 10,
                              methods text[] DEFAULT ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'])

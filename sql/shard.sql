@@ -46,15 +46,18 @@ END
 $$;
 
 -- Stores a document idempotently: added when its (collection, source_id) is new, updated
--- when its body (by content hash), title or metadata changed, and 'unchanged' (nothing
--- written, nothing indexed) otherwise, so sending it again is safe. The content hash goes
--- into metadata.content_sha256, as the loader's. A coordinator routes it to one shard.
+-- when its body (by content hash, the dof_documents.content_sha256 column), title or
+-- metadata changed, and 'unchanged' (nothing written, nothing indexed) otherwise, so
+-- sending it again is safe. The metadata given replaces the stored (the BEFORE trigger
+-- merges the body's front matter over it, and EXCLUDED holds that merge, so a resend of a
+-- body with front matter compares equal). The one writer of documents: dof load calls it
+-- for each document of a batch, a coordinator routes it to one shard, dof_shard_import
+-- stores an unindexed moved document through it.
 CREATE FUNCTION dof_put_document(collection text, source_id text, title text, body text, metadata jsonb DEFAULT '{}')
     RETURNS TABLE (document_id bigint, action text)
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
     collection_name text := (dof_collection(collection)).name;
-    stored_metadata jsonb;
 BEGIN
     IF source_id IS NULL OR body IS NULL THEN
         RAISE EXCEPTION 'source_id and body must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -62,15 +65,14 @@ BEGIN
     IF metadata IS NOT NULL AND jsonb_typeof(metadata) <> 'object' THEN
         RAISE EXCEPTION 'metadata must be a JSON object, got %', jsonb_typeof(metadata) USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    stored_metadata := coalesce(metadata, '{}') || jsonb_build_object('content_sha256', encode(sha256(convert_to(body, 'UTF8')), 'hex'));
     RETURN QUERY
     INSERT INTO dof_documents AS d (collection, source_id, title, body, metadata)
-    VALUES (collection_name, dof_put_document.source_id, dof_put_document.title, dof_put_document.body, stored_metadata)
+    VALUES (collection_name, dof_put_document.source_id, dof_put_document.title, dof_put_document.body, coalesce(metadata, '{}'))
     ON CONFLICT ON CONSTRAINT dof_documents_collection_source_id_key DO UPDATE
         SET title = excluded.title, metadata = excluded.metadata,
-            body = CASE WHEN d.metadata->>'content_sha256' IS DISTINCT FROM excluded.metadata->>'content_sha256'
-                        THEN excluded.body ELSE d.body END
-        WHERE d.metadata IS DISTINCT FROM excluded.metadata OR d.title IS DISTINCT FROM excluded.title
+            body = CASE WHEN d.content_sha256 IS DISTINCT FROM dof_content_hash(excluded.body) THEN excluded.body ELSE d.body END
+        WHERE d.content_sha256 IS DISTINCT FROM dof_content_hash(excluded.body)
+           OR d.metadata IS DISTINCT FROM excluded.metadata OR d.title IS DISTINCT FROM excluded.title
     RETURNING d.id, CASE WHEN d.xmax = 0 THEN 'added' ELSE 'updated' END;
     IF NOT FOUND THEN
         RETURN QUERY SELECT d.id, 'unchanged'::text FROM dof_documents d
@@ -266,7 +268,7 @@ $$;
 REVOKE ALL ON FUNCTION dof_shard_execute(text) FROM PUBLIC;
 
 COMMENT ON FUNCTION dof_shard_configure(integer, integer) IS 'Makes this database shard number shard (0-based) of at most max_shards: document and chunk ids become congruent to shard modulo max_shards, unique across shards';
-COMMENT ON FUNCTION dof_put_document(text, text, text, text, jsonb) IS 'Stores a document idempotently by (collection, source_id) and content hash: added, updated or unchanged (nothing written); what a coordinator routes to one shard';
+COMMENT ON FUNCTION dof_put_document(text, text, text, text, jsonb) IS 'Stores a document idempotently by (collection, source_id) and content hash (content_sha256): added, updated (the metadata given replaces the stored) or unchanged (nothing written); what dof load calls and a coordinator routes to one shard';
 COMMENT ON FUNCTION dof_shard_prepare(text, text, integer) IS 'For a coordinator: the query''s lexemes, this shard''s BM25 statistics for them, its pg_dof version and number, and the query''s embedding on the shard numbered embed_shard';
 COMMENT ON FUNCTION dof_shard_legs(text, integer, text, jsonb, vector, text, text, text[], double precision[], double precision, double precision) IS 'For a coordinator: both legs'' candidates on this shard (ids and scores only), the text leg scored with the cluster''s statistics';
 COMMENT ON FUNCTION dof_shard_chunks(bigint[], boolean) IS 'For a coordinator: the chunks of ids this shard holds, with document and source, content when asked';

@@ -37,6 +37,14 @@ INSERT INTO dof_collections (name) VALUES ('default');
 -- dof_collections_restore in restore.sql)
 SELECT pg_catalog.pg_extension_config_dump('dof_collections', '');
 
+-- A body's content hash: SHA-256 of its UTF-8 bytes, in hex, the same digest the loader
+-- computes in Rust before sending a file (a rerun skips what the column already holds).
+-- IMMUTABLE for the generated column below, which is true of a database: convert_to is
+-- STABLE only because a conversion could in principle be redefined, and UTF8 to UTF8 is none.
+CREATE FUNCTION dof_content_hash(body text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN encode(sha256(convert_to(body, 'UTF8')), 'hex');
+
 CREATE TABLE dof_documents (
     id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     collection text NOT NULL DEFAULT 'default' REFERENCES dof_collections (name) ON UPDATE CASCADE,
@@ -47,6 +55,8 @@ CREATE TABLE dof_documents (
     pattern    text,
     created_at timestamptz NOT NULL DEFAULT now(),
     updated_at timestamptz NOT NULL DEFAULT now(),
+    -- last, as ALTER TABLE ... ADD COLUMN put it in a database updated from 0.2.0
+    content_sha256 text NOT NULL GENERATED ALWAYS AS (dof_content_hash(body)) STORED,
     UNIQUE (collection, source_id)
 );
 SELECT pg_catalog.pg_extension_config_dump('dof_documents', '');
@@ -201,6 +211,8 @@ $$;
 
 COMMENT ON TABLE dof_collections IS 'Per-collection settings: embedding model, late or independent embedding, chunking strategy (chunker, chunker_options) and limits, text search configuration, deferred indexing';
 COMMENT ON TABLE dof_documents IS 'Markdown documents; inserting, updating or deleting one keeps its chunks current (triggers)';
+COMMENT ON COLUMN dof_documents.content_sha256 IS 'The body''s SHA-256 (dof_content_hash), kept by PostgreSQL: what dof_put_document and dof load compare to leave an unchanged document alone';
+COMMENT ON FUNCTION dof_content_hash(text) IS 'SHA-256 of a text''s UTF-8 bytes, in hex: dof_documents.content_sha256, and the digest dof load computes before sending a file';
 COMMENT ON TABLE dof_chunks IS 'Chunks of dof_documents with their embedding (any dimension; one HNSW cosine index per dimension, dof_vector_index) and tsvector (GIN); model, chunker and chunker_version record their producer';
 COMMENT ON FUNCTION dof_hnsw_max_dimensions() IS 'The most dimensions an HNSW index takes (pgvector on halfvec): models over it are searched by scanning every chunk of their dimension';
 COMMENT ON FUNCTION dof_vector_index(integer) IS 'Creates (if missing) the HNSW cosine index of one embedding dimension: a partial expression index on embedding::halfvec(dimension) (the vector leg re-ranks its candidates by the float distance); returns its name';

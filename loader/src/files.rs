@@ -27,11 +27,18 @@ pub struct Found {
     pub source_id: String,
 }
 
-/// A file read, checked and converted: its documents (one, or an EPUB's spine items) and
-/// the file's content hash, or why it cannot be loaded.
+/// A file read, checked and converted: its documents (one, or an EPUB's spine items), or
+/// why it cannot be loaded.
 pub enum Read {
-    Ok { parts: Vec<Part>, sha256: String, bytes: usize },
+    Ok { parts: Vec<Part>, bytes: usize },
     Failed(String),
+}
+
+/// A document body's content hash as the database computes it (`dof_content_hash`: SHA-256
+/// of the UTF-8 bytes, in hex), to compare with `dof_documents.content_sha256` before
+/// sending it.
+pub fn content_hash(body: &str) -> String {
+    Sha256::digest(body.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Every file under `roots` that `format` takes, in a stable order; unreadable folders and
@@ -107,7 +114,6 @@ pub fn read(path: &Path, max_bytes: u64, format: Format) -> Read {
         Err(error) => return Read::Failed(format!("cannot read: {error}")),
     };
     let size = bytes.len();
-    let sha256 = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
     let extension = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
     let kind = match format {
         Format::Auto => match extension.as_str() {
@@ -119,7 +125,7 @@ pub fn read(path: &Path, max_bytes: u64, format: Format) -> Read {
     };
     if kind == Format::Epub {
         return match convert::epub(&bytes, max_bytes) {
-            Ok(parts) => Read::Ok { parts, sha256, bytes: size },
+            Ok(parts) => Read::Ok { parts, bytes: size },
             Err(reason) => Read::Failed(reason),
         };
     }
@@ -141,7 +147,7 @@ pub fn read(path: &Path, max_bytes: u64, format: Format) -> Read {
     if markdown.trim().is_empty() {
         return Read::Failed("empty file".into());
     }
-    Read::Ok { parts: vec![Part { suffix: None, markdown, metadata: Vec::new() }], sha256, bytes: size }
+    Read::Ok { parts: vec![Part { suffix: None, markdown, metadata: Vec::new() }], bytes: size }
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! `dof load PATH... --collection NAME`: markdown, text, HTML and EPUB files into pg_dof's
-//! `dof_documents`, batched (one multi-row insert and one transaction per batch), on
+//! `dof_documents`, batched (one statement through `dof_put_document` and one transaction per batch), on
 //! `--jobs` connections at once (with inline triggers each connection chunks and embeds in
 //! its own backend), resumable (a file whose content hash the collection already holds is
 //! skipped, a changed one updated), with progress and a summary; exit status 1 when any
@@ -198,7 +198,7 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
         }
         match files::read(&file.path, args.max_file_mb * 1024 * 1024, args.format) {
             Read::Failed(reason) => summary.failed.push((file.source_id.clone(), reason)),
-            Read::Ok { parts, sha256, bytes } => {
+            Read::Ok { parts, bytes } => {
                 summary.bytes += bytes;
                 progress.inc(bytes as u64);
                 let captured = path_metadata.as_ref().and_then(|p| p.captures(&file.source_id)).unwrap_or_default();
@@ -217,14 +217,12 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
                     if let dof_core::front_matter::Parsed::Malformed(reason) = dof_core::front_matter::parse(&part.markdown) {
                         summary.warnings.push((source_id.clone(), format!("{reason}; loaded, the block indexed as text")));
                     }
-                    let known = existing.get(&source_id);
-                    if known.is_some_and(|hash| hash.as_deref() == Some(sha256.as_str())) {
+                    if existing.get(&source_id).is_some_and(|hash| *hash == files::content_hash(&part.markdown)) {
                         summary.unchanged += 1;
                         continue;
                     }
                     let mut metadata = serde_json::Map::new();
                     metadata.insert("path".into(), file.source_id.clone().into());
-                    metadata.insert("content_sha256".into(), sha256.clone().into());
                     metadata.extend(captured.iter().map(|(k, v)| (k.clone(), serde_json::Value::from(v.clone()))));
                     metadata.extend(part.metadata);
                     batch_bytes += part.markdown.len();

@@ -6,9 +6,9 @@
 
 use regex::Regex;
 
-/// Metadata keys the loader sets on every document: the file's path and its content hash
-/// (what a rerun compares). A path part captured under one of them would overwrite it.
-pub const RESERVED_KEYS: [&str; 2] = ["path", "content_sha256"];
+/// Metadata keys the loader sets on every document: the file's path. A path part captured
+/// under one of them would overwrite it.
+pub const RESERVED_KEYS: [&str; 1] = ["path"];
 
 pub struct PathMetadata {
     regex: Regex,

@@ -311,6 +311,14 @@ mod tests {
         }
         let onnx_rows = Spi::get_one::<i64>("SELECT count(*) FROM dof_models WHERE builtin AND kind = 'onnx'");
         assert_eq!(onnx_rows, Ok(Some(2)));
+        // A new collection's model (sql/tables.sql's column default) is the registry's
+        // default row, and both are the core's DEFAULT_MODEL: the name is written in SQL
+        // twice because a column default cannot read a row, and this keeps them one.
+        let collection_default =
+            Spi::get_one::<String>("INSERT INTO dof_collections (name) VALUES ('model-default-check') RETURNING model");
+        assert_eq!(collection_default, Ok(Some(dof_core::install::DEFAULT_MODEL.to_string())));
+        let registry_default = Spi::get_one::<String>("SELECT name FROM dof_models WHERE is_default");
+        assert_eq!(registry_default, Ok(Some(dof_core::install::DEFAULT_MODEL.to_string())));
     }
 
     #[pg_test]

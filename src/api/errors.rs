@@ -54,7 +54,10 @@ pub fn raise_chunk_error(error: ChunkError) -> ! {
         ChunkError::NeedsModel(_) => raise(
             PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
             error.to_string(),
-            Some("name a registered model: dof_chunk(..., model => 'multilingual-e5-small'); a collection uses its own model".into()),
+            Some(format!(
+                "name a registered model: dof_chunk(..., model => '{}'); a collection uses its own model",
+                dof_core::install::DEFAULT_MODEL
+            )),
         ),
         ChunkError::MaxTokensTooSmall(_)
         | ChunkError::UnknownStrategy(_)

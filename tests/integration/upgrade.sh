@@ -59,6 +59,8 @@ q -c "CREATE EXTENSION dict_int"
 q -c "ALTER EXTENSION pg_dof UPDATE"
 check "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_dof'")" "$current" "ALTER EXTENSION pg_dof UPDATE from $from reaches $current"
 check "$(q -c "$counts")" "$before_counts" "every document and chunk kept (documents/embedded chunks)"
+check "$(q -c "SELECT count(*) FILTER (WHERE content_sha256 = encode(sha256(convert_to(body, 'UTF8')), 'hex')) || '/' || count(*) FROM dof_documents")" \
+  "$(q -c "SELECT count(*) || '/' || count(*) FROM dof_documents")" "every stored document has its body's content hash in the new column"
 stats_wrong="WITH truth AS (SELECT c.collection, l.lexeme, count(*) AS n FROM dof_chunks c, unnest(c.tsv) l GROUP BY 1, 2),
   kept AS (SELECT collection, lexeme, sum(chunks) AS n FROM dof_term_stats GROUP BY 1, 2 HAVING sum(chunks) <> 0)
 SELECT count(*) FROM truth t FULL JOIN kept k USING (collection, lexeme) WHERE t.n IS DISTINCT FROM k.n"

@@ -15,8 +15,15 @@ SELECT count(*) AS chunks, bool_and(id % 8 = 3) AS chunk_ids_of_shard_3 FROM dof
 SELECT action FROM dof_put_document('s', 'a', 'Aviso A', E'# Aviso A\n\nLa aduana revisa el pedimento de importación.');
 SELECT action FROM dof_put_document('s', 'a', 'Aviso A (corregido)', E'# Aviso A\n\nLa aduana revisa el pedimento de importación.');
 SELECT action FROM dof_put_document('s', 'a', 'Aviso A (corregido)', E'# Aviso A\n\nLa aduana revisa el pedimento y cobra el arancel.');
-SELECT source_id, title, metadata ? 'content_sha256' AS hashed, (SELECT count(*) FROM dof_chunks c WHERE c.document_id = d.id) > 0 AS indexed
+SELECT source_id, title, content_sha256 = encode(sha256(convert_to(body, 'UTF8')), 'hex') AND NOT metadata ? 'content_sha256' AS hashed, (SELECT count(*) FROM dof_chunks c WHERE c.document_id = d.id) > 0 AS indexed
 FROM dof_documents d ORDER BY source_id;
+-- front matter merged into metadata by the trigger: the same body and metadata again is
+-- unchanged (the stored metadata is compared with the merge); metadata given anew replaces
+SELECT action FROM dof_put_document('s', 'c', NULL, E'---\ntitle: Ley C\nrank: ley\n---\n# Ley C\n\nArtículo 1. Texto.', '{"fuente": "x"}');
+SELECT action FROM dof_put_document('s', 'c', NULL, E'---\ntitle: Ley C\nrank: ley\n---\n# Ley C\n\nArtículo 1. Texto.', '{"fuente": "x"}');
+SELECT action FROM dof_put_document('s', 'c', NULL, E'---\ntitle: Ley C\nrank: ley\n---\n# Ley C\n\nArtículo 1. Texto.', '{"otra": "y"}');
+SELECT title, metadata FROM dof_documents WHERE source_id = 'c';
+DELETE FROM dof_documents WHERE source_id = 'c';
 SELECT * FROM dof_shard_status();
 
 -- the legs with this server's own statistics answer as dof_vector_search and dof_text_search
