@@ -147,8 +147,23 @@ BEGIN
 END
 $$;
 
+-- The shards check the search's arguments in the call that prepares it (pg_dof 0.3.0's
+-- dof_shard_prepare takes them), with one server's checks.
+DROP FUNCTION dof_cluster_prepare(text, text, integer);
+CREATE FUNCTION dof_cluster_prepare(query text, collection text, embed_shard integer, k integer, candidate_pool integer,
+                                    dedup_by_source boolean, ranking text, match_terms text)
+    RETURNS TABLE (query_embedding vector, lexemes text[], chunks bigint[], total_chunks bigint, total_tokens bigint,
+                   version text, shard integer)
+    LANGUAGE plproxy AS $$
+    CLUSTER 'dof_shards';
+    RUN ON ALL;
+    SELECT * FROM dof_shard_prepare(query, collection, embed_shard, k, candidate_pool, dedup_by_source, ranking, match_terms);
+$$;
+COMMENT ON FUNCTION dof_cluster_prepare(text, text, integer, integer, integer, boolean, text, text) IS 'Internal: every shard checks the search''s arguments and returns its lexemes, BM25 statistics, version and number, and the query''s embedding from the shard numbered embed_shard';
+
 -- The hybrid search's defaults are one server's (alpha 0.7, by measurement: pg_dof's
--- CHANGELOG 0.3.0), and a query over 64 KB is refused here, clearly.
+-- CHANGELOG 0.3.0), and a query over 64 KB is refused by the shards before they parse it
+-- (it failed there with "stack depth limit exceeded").
 CREATE OR REPLACE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                   filter jsonb DEFAULT NULL, candidate_pool integer DEFAULT 50,
                                   rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false,
@@ -177,23 +192,10 @@ DECLARE
     fused_text_ranks integer[];
     final_ids bigint[];
 BEGIN
-    IF k IS NULL OR k < 1 OR candidate_pool IS NULL OR candidate_pool < 1 OR candidate_pool > 100000
-       OR dedup_by_source IS NULL THEN
-        RAISE EXCEPTION 'k must be at least 1, candidate_pool between 1 and 100000 and dedup_by_source not NULL (got k %, candidate_pool %, dedup_by_source %)',
-                        coalesce(k::text, 'NULL'), coalesce(candidate_pool::text, 'NULL'), coalesce(dedup_by_source::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are k 10, candidate_pool 50';
-    END IF;
-    -- what one server refuses, said before the shards see it (a query over 64 KB reached
-    -- them and failed with "stack depth limit exceeded")
-    IF octet_length(query) > 65536 THEN
-        RAISE EXCEPTION 'query has % bytes, over the 65536 bytes pg_dof embeds as one text', octet_length(query)
-            USING ERRCODE = 'program_limit_exceeded', HINT = 'a search query is a question or keywords, not a document';
-    END IF;
-    IF ranking IS NULL OR ranking NOT IN ('bm25', 'ts_rank_cd') OR match_terms IS NULL OR match_terms NOT IN ('any', 'all') THEN
-        RAISE EXCEPTION 'unknown ranking "%" or match_terms "%"', ranking, match_terms USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'ranking: ''bm25'' or ''ts_rank_cd''; match_terms: ''any'' or ''all''';
-    END IF;
-    -- one call to every shard: the lexemes, the statistics (added up here), the versions,
+    -- the search's own arguments (k, candidate_pool, dedup_by_source, ranking, match_terms,
+    -- the query's length) are checked by the shards, with one server's checks, in this
+    -- first call (this coordinator has no pg_dof to call; it kept a copy of them before).
+    -- One call to every shard: the lexemes, the statistics (added up here), the versions,
     -- and the embedding from one shard: the same one for the whole of this session (chosen
     -- by its process id, so sessions spread over the shards), so one shard backend per
     -- session loads the model, and on a shared machine the model's threads of another
@@ -204,7 +206,8 @@ BEGIN
     WITH prepared AS MATERIALIZED (
         SELECT * FROM dof_cluster_prepare(query, collection,
                                           CASE WHEN query_embedding IS NULL
-                                               THEN pg_backend_pid() % greatest(cardinality(dof_cluster_connections()), 1) ELSE -1 END))
+                                               THEN pg_backend_pid() % greatest(cardinality(dof_cluster_connections()), 1) ELSE -1 END,
+                                          k, candidate_pool, dedup_by_source, ranking, match_terms))
     SELECT (SELECT p.query_embedding FROM prepared p WHERE p.query_embedding IS NOT NULL LIMIT 1),
            (SELECT p.lexemes FROM prepared p LIMIT 1),
            (SELECT array_agg(DISTINCT coalesce(p.version, 'none')) FROM prepared p),

@@ -79,3 +79,4 @@ COMMENT ON FUNCTION dof_probe_model_internal(text, text, text, integer) IS 'Inte
 COMMENT ON FUNCTION dof_version() IS 'Version of the pg_dof shared library';
 COMMENT ON FUNCTION dof_model_cache() IS
     'What this backend keeps loaded (ONNX sessions and tokenizers, most recently used first; at most pg_dof.model_cache_size of each)';
+COMMENT ON FUNCTION dof_embed_max_bytes() IS 'The longest text, in bytes, the embedding functions take (a search query included)';

@@ -97,6 +97,21 @@ BEGIN
 END
 $$;
 
+-- A hybrid search's own arguments, as one server and a coordinator's shards check them
+-- (dof_shard_prepare; the coordinator has no pg_dof to call). NULLs are refused too: LIMIT
+-- NULL would return every row.
+CREATE FUNCTION dof_check_hybrid_arguments(k integer, candidate_pool integer, dedup_by_source boolean) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+BEGIN
+    IF k IS NULL OR k < 1 OR candidate_pool IS NULL OR candidate_pool < 1 OR candidate_pool > 100000
+       OR dedup_by_source IS NULL THEN
+        RAISE EXCEPTION 'k must be at least 1, candidate_pool between 1 and 100000 and dedup_by_source not NULL (got k %, candidate_pool %, dedup_by_source %)',
+                        coalesce(k::text, 'NULL'), coalesce(candidate_pool::text, 'NULL'), coalesce(dedup_by_source::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are k 10, candidate_pool 50';
+    END IF;
+END
+$$;
+
 -- The defaults were chosen by measurement on three sets through dof_evaluate (CHANGELOG
 -- 0.3.0, bench/scripts/retrieval_quality.sh): the weighted fusion with alpha 0.7 (the text
 -- leg's share; 0.5 until 0.3.0) was within 0.01 of the best alpha on each set, where 0.5
@@ -117,13 +132,7 @@ DECLARE
     text_ids bigint[];
     text_scores double precision[];
 BEGIN
-    -- NULLs are refused too: LIMIT NULL would return every row
-    IF k IS NULL OR k < 1 OR candidate_pool IS NULL OR candidate_pool < 1 OR candidate_pool > 100000
-       OR dedup_by_source IS NULL THEN
-        RAISE EXCEPTION 'k must be at least 1, candidate_pool between 1 and 100000 and dedup_by_source not NULL (got k %, candidate_pool %, dedup_by_source %)',
-                        coalesce(k::text, 'NULL'), coalesce(candidate_pool::text, 'NULL'), coalesce(dedup_by_source::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are k 10, candidate_pool 50';
-    END IF;
+    PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
     -- the fusion's own arguments are checked before any leg runs
     PERFORM dof_fuse(fusion, '{}', '{}', '{}', '{}', rrf_k, alpha, vector_weight, text_weight);
     SELECT array_agg(v.chunk_id ORDER BY v.rank), array_agg(1 - v.distance ORDER BY v.rank) INTO vector_ids, vector_scores
@@ -161,3 +170,4 @@ COMMENT ON FUNCTION dof_fusion_vector_min_spread() IS 'The least spread of the v
 COMMENT ON FUNCTION dof_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision) IS 'The fusion named by fusion (rrf or weighted) of the vector and text legs'' lists, with its arguments checked';
 COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector, text, text, text, double precision, double precision, double precision) IS
     'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k, vector_weight, text_weight) or by weighted min-max scores (fusion => ''weighted'', alpha = the text share); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';
+COMMENT ON FUNCTION dof_check_hybrid_arguments(integer, integer, boolean) IS 'Raises 22023 unless k >= 1, candidate_pool is 1 to 100000 and dedup_by_source is not NULL: dof_hybrid_search''s check, which a coordinator''s shards run too';

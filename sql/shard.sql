@@ -88,8 +88,12 @@ $$;
 -- embeds; the coordinator picks it by its session's process id). PL/pgSQL, not a SQL
 -- body: a SQL function plans once with the collection unknown, and
 -- `collection IS NULL OR ...` then reads every statistics row (measured 46 ms against
--- 0.9 ms at 170,000 delta rows).
-CREATE FUNCTION dof_shard_prepare(query text, collection text, embed_shard integer)
+-- 0.9 ms at 170,000 delta rows). The search's own arguments are checked here, as one
+-- server checks them (the coordinator has no pg_dof; this call is its first on every
+-- search); a 0.2.0 coordinator's three-argument call gets the defaults.
+CREATE FUNCTION dof_shard_prepare(query text, collection text, embed_shard integer, k integer DEFAULT 10,
+                                  candidate_pool integer DEFAULT 50, dedup_by_source boolean DEFAULT false,
+                                  ranking text DEFAULT 'bm25', match_terms text DEFAULT 'any')
     RETURNS TABLE (query_embedding vector, lexemes text[], chunks bigint[], total_chunks bigint, total_tokens bigint,
                    version text, shard integer)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
@@ -101,6 +105,13 @@ BEGIN
     IF query IS NULL THEN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
+    -- before parsing it: a query over 64 KB failed here with "stack depth limit exceeded"
+    IF octet_length(query) > dof_embed_max_bytes() THEN
+        RAISE EXCEPTION 'query has % bytes, over the % bytes pg_dof embeds as one text', octet_length(query), dof_embed_max_bytes()
+            USING ERRCODE = 'program_limit_exceeded', HINT = 'a search query is a question or keywords, not a document';
+    END IF;
+    PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
+    PERFORM dof_check_text_arguments(ranking, match_terms);
     terms := dof_query_lexemes(dof_query_tsquery(settings.text_search_config, query));
     RETURN QUERY
     SELECT CASE WHEN here IS NOT DISTINCT FROM embed_shard THEN dof_embed_query(query, settings.model) END,
@@ -269,7 +280,7 @@ REVOKE ALL ON FUNCTION dof_shard_execute(text) FROM PUBLIC;
 
 COMMENT ON FUNCTION dof_shard_configure(integer, integer) IS 'Makes this database shard number shard (0-based) of at most max_shards: document and chunk ids become congruent to shard modulo max_shards, unique across shards';
 COMMENT ON FUNCTION dof_put_document(text, text, text, text, jsonb) IS 'Stores a document idempotently by (collection, source_id) and content hash (content_sha256): added, updated (the metadata given replaces the stored) or unchanged (nothing written); what dof load calls and a coordinator routes to one shard';
-COMMENT ON FUNCTION dof_shard_prepare(text, text, integer) IS 'For a coordinator: the query''s lexemes, this shard''s BM25 statistics for them, its pg_dof version and number, and the query''s embedding on the shard numbered embed_shard';
+COMMENT ON FUNCTION dof_shard_prepare(text, text, integer, integer, integer, boolean, text, text) IS 'For a coordinator: checks the search''s arguments as one server does, then the query''s lexemes, this shard''s BM25 statistics for them, its pg_dof version and number, and the query''s embedding on the shard numbered embed_shard';
 COMMENT ON FUNCTION dof_shard_legs(text, integer, text, jsonb, vector, text, text, text[], double precision[], double precision, double precision) IS 'For a coordinator: both legs'' candidates on this shard (ids and scores only), the text leg scored with the cluster''s statistics';
 COMMENT ON FUNCTION dof_shard_chunks(bigint[], boolean) IS 'For a coordinator: the chunks of ids this shard holds, with document and source, content when asked';
 COMMENT ON FUNCTION dof_shard_status() IS 'This shard''s number, pg_dof version, documents, chunks, queued and failed documents';

@@ -113,6 +113,22 @@ BEGIN
 END
 $$;
 
+-- The text leg's own arguments, as dof_text_search and a coordinator's shards check them
+-- (dof_shard_prepare).
+CREATE FUNCTION dof_check_text_arguments(ranking text, match_terms text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+BEGIN
+    IF ranking IS NULL OR ranking NOT IN ('bm25', 'ts_rank_cd') THEN
+        RAISE EXCEPTION 'unknown ranking "%"', ranking USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'use ''bm25'' or ''ts_rank_cd''';
+    END IF;
+    IF match_terms IS NULL OR match_terms NOT IN ('any', 'all') THEN
+        RAISE EXCEPTION 'unknown match_terms "%"', match_terms USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'use ''any'' or ''all''';
+    END IF;
+END
+$$;
+
 -- Text leg: chunk ids matching the query in the collection's text search configuration
 -- (spanish by default), ranked by BM25 (dof_core::bm25's parameters; IDFs and lengths from
 -- dof_bm25_terms) or, with ranking => 'ts_rank_cd', by PostgreSQL's cover density
@@ -142,14 +158,7 @@ BEGIN
     IF k IS NULL OR k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF ranking IS NULL OR ranking NOT IN ('bm25', 'ts_rank_cd') THEN
-        RAISE EXCEPTION 'unknown ranking "%"', ranking USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'use ''bm25'' or ''ts_rank_cd''';
-    END IF;
-    IF match_terms IS NULL OR match_terms NOT IN ('any', 'all') THEN
-        RAISE EXCEPTION 'unknown match_terms "%"', match_terms USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'use ''any'' or ''all''';
-    END IF;
+    PERFORM dof_check_text_arguments(ranking, match_terms);
     IF ranking = 'bm25' OR match_terms = 'any' THEN
         SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms, dof_text_search.collection);
     END IF;
@@ -170,3 +179,4 @@ COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Luce
 COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs only those';
 COMMENT ON FUNCTION dof_bm25_parameters() IS 'BM25''s parameters as the text leg scores with them: k1, b, and what a match in the heading path (weight A) counts as';
 COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, text, text[], double precision[], double precision[], double precision) IS 'Internal: the text leg''s query with its BM25 inputs given (this server''s statistics, or a coordinator''s global ones)';
+COMMENT ON FUNCTION dof_check_text_arguments(text, text) IS 'Raises 22023 unless ranking is bm25 or ts_rank_cd and match_terms any or all: dof_text_search''s check, which a coordinator''s shards run too';

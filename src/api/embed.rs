@@ -11,8 +11,16 @@ use super::errors::{checked_model_file, raise_embed_error, raise_invalid_paramet
 use crate::{backend_models, guc};
 
 /// Texts longer than this are refused by the independent embedding functions: the model
-/// sees 512 tokens (~2 KB) at most, so a longer text is a document to chunk first.
+/// sees 512 tokens (~2 KB) at most, so a longer text is a document to chunk first. The one
+/// copy of the number; SQL reads it through `dof_embed_max_bytes()` (a shard checks a
+/// coordinator's query against it before parsing it).
 const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+/// The longest text, in bytes, the embedding functions take (a search query included).
+#[pg_extern(immutable, parallel_safe)]
+fn dof_embed_max_bytes() -> i32 {
+    MAX_TEXT_BYTES as i32
+}
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn spec(

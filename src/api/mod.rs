@@ -26,6 +26,7 @@ pgrx::extension_sql_file!(
         embed::dof_embed_query_model,
         embed::dof_embed_model,
         embed::dof_embed_late_model,
+        embed::dof_embed_max_bytes,
         embed::dof_probe_model_internal,
         embed::dof_model_cache,
         version::dof_version,
