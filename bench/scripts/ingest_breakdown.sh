@@ -17,7 +17,7 @@ export PG_DOF_DB=pg_dof_ingest_breakdown
 "$here/cluster.sh" start >/dev/null
 "$here/cluster.sh" fresh >/dev/null 2>&1
 q -c "CREATE TABLE docs (source_id text, body text)"
-find "$corpus" -name '*.md' -size -64k | sort | head -n "$DOCS" | while read -r f; do
+find "$corpus" -name '*.md' -size -64k | sort | sed -n "1,${DOCS}p" | while read -r f; do
   echo "INSERT INTO docs VALUES (:'id', :'body')" | q -v id="$(basename "$f")" -v body="$(cat "$f")"
 done
 q -c "INSERT INTO dof_collections (name) VALUES ('b')"

@@ -13,7 +13,7 @@ DOCS="${DOCS:-30}"; RUNS="${RUNS:-3}"
 export PG_DOF_DB=pg_dof_ingest_paths
 "$here/cluster.sh" fresh >/dev/null
 q -c "CREATE TABLE docs (source_id text, body text, pattern text)"
-find "$corpus" -name '*.md' | sort | head -n "$DOCS" | while read -r f; do
+find "$corpus" -name '*.md' | sort | sed -n "1,${DOCS}p" | while read -r f; do
   echo "INSERT INTO docs VALUES (:'id', :'body', dof_classify(:'body'))" | q -v id="$(basename "$f")" -v body="$(cat "$f")"
 done
 old="SELECT count(*) FROM docs d, dof_collections k,

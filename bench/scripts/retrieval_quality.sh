@@ -38,7 +38,8 @@ for set in ${SETS:-chunking-evaluation dof legalize-pe}; do
       max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
     legalize-pe)
       files="$(mktemp)"; pe="$(corpus legalize-pe-sample)"
-      find "$pe" -name '*.md' -size -64k | sort | head -n "${LAWS:-150}" > "$files"; chmod a+r "$files"
+      # sed, not head: head would end sort with SIGPIPE, which pipefail makes the run's exit status
+      find "$pe" -name '*.md' -size -64k | sort | sed -n "1,${LAWS:-150}p" > "$files"; chmod a+r "$files"
       q -v files="$files" -v root="$pe" -f "$bench/sql/quality_load_legalize_pe.sql"; rm -f "$files"
       max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
     *) echo "unknown set $set (chunking-evaluation, dof, legalize-pe)" >&2; exit 2 ;;

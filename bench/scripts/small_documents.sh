@@ -12,7 +12,7 @@ export PG_DOF_DB=pg_dof_small_documents
 "$here/cluster.sh" start >/dev/null
 "$here/cluster.sh" fresh >/dev/null 2>&1
 texts="$(mktemp)"; trap 'rm -f "$texts"' EXIT
-find "$pe" -name '*.md' | sort | head -n 60 | xargs cat \
+find "$pe" -name '*.md' | sort | sed -n "1,60p" | xargs cat \
   | awk 'BEGIN { RS = ""; n = 0 } length($0) >= 300 && length($0) <= 1200 && n < 400 { gsub(/\\/, "/"); gsub(/\t/, " "); gsub(/\n/, " "); print; n++ }' > "$texts"
 q -c "CREATE TABLE paragraphs (id serial, body text)" -c "\\copy paragraphs (body) FROM '$texts'"
 q -c "SELECT dof_embed_query('calentar el modelo')" >/dev/null

@@ -11,7 +11,7 @@ DOCS="${DOCS:-100}"; RUNS="${RUNS:-3}"
 export PG_DOF_DB=pg_dof_term_stats_cost
 "$here/cluster.sh" fresh >/dev/null
 q -c "CREATE TABLE docs (source_id text, body text)"
-find "$corpus" -name '*.md' -size -100k | sort | head -n "$DOCS" | while read -r f; do
+find "$corpus" -name '*.md' -size -100k | sort | sed -n "1,${DOCS}p" | while read -r f; do
   echo "INSERT INTO docs VALUES (:'id', :'body')" | q -v id="$(basename "$f")" -v body="$(cat "$f")"
 done
 q -c "INSERT INTO dof_collections (name, model, late_chunking, max_tokens) VALUES ('cost', 'hash-384', false, 256)"
