@@ -224,40 +224,6 @@ CREATE FUNCTION dof_query_tsquery(config regconfig, query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN websearch_to_tsquery(config, CASE WHEN strpos(query, '"') > 0 THEN query
                                              ELSE regexp_replace(query, '([[:alnum:]])-(?=[[:alnum:]])', '\1 ', 'g') END);
-CREATE OR REPLACE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
-                                filter jsonb DEFAULT NULL, ranking text DEFAULT 'bm25',
-                                match_terms text DEFAULT 'any')
-    RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
-    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
-DECLARE
-    settings dof_collections := dof_collection(collection);
-    query_terms tsquery := dof_query_tsquery(settings.text_search_config, query);
-    lexemes text[];
-    idfs double precision[];
-    chunks double precision[];
-    average_length double precision;
-BEGIN
-    IF query IS NULL THEN
-        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
-    END IF;
-    IF k IS NULL OR k < 1 THEN
-        RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    IF ranking IS NULL OR ranking NOT IN ('bm25', 'ts_rank_cd') THEN
-        RAISE EXCEPTION 'unknown ranking "%"', ranking USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'use ''bm25'' or ''ts_rank_cd''';
-    END IF;
-    IF match_terms IS NULL OR match_terms NOT IN ('any', 'all') THEN
-        RAISE EXCEPTION 'unknown match_terms "%"', match_terms USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'use ''any'' or ''all''';
-    END IF;
-    IF ranking = 'bm25' OR match_terms = 'any' THEN
-        SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms, dof_text_search.collection);
-    END IF;
-    RETURN QUERY SELECT * FROM dof_text_leg_internal(query_terms, k, dof_text_search.collection, filter, ranking,
-                                                     match_terms, lexemes, idfs, chunks, average_length);
-END
-$$;
 CREATE OR REPLACE FUNCTION dof_shard_legs(query text, candidates integer, collection text, filter jsonb, query_embedding vector,
                                ranking text, match_terms text, lexemes text[], chunks double precision[],
                                total_chunks double precision, average_length double precision)
@@ -423,60 +389,6 @@ BEGIN
         RAISE EXCEPTION 'unknown fusion "%"', fusion USING ERRCODE = 'invalid_parameter_value',
             HINT = 'use ''rrf'' (reciprocal rank fusion, per-leg weights) or ''weighted'' (min-max normalised scores, alpha = the text share)';
     END IF;
-END
-$$;
-CREATE OR REPLACE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
-                                  filter jsonb DEFAULT NULL, candidate_pool integer DEFAULT 50,
-                                  rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false,
-                                  query_embedding vector DEFAULT NULL, ranking text DEFAULT 'bm25',
-                                  match_terms text DEFAULT 'any', fusion text DEFAULT 'weighted',
-                                  alpha double precision DEFAULT 0.7, vector_weight double precision DEFAULT 1,
-                                  text_weight double precision DEFAULT 1)
-    RETURNS TABLE (chunk_id bigint, document_id bigint, source_id text, heading_path text[], content text,
-                   score double precision, vector_rank integer, text_rank integer)
-    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
-DECLARE
-    vector_ids bigint[];
-    vector_scores double precision[];
-    text_ids bigint[];
-    text_scores double precision[];
-BEGIN
-    -- NULLs are refused too: LIMIT NULL would return every row
-    IF k IS NULL OR k < 1 OR candidate_pool IS NULL OR candidate_pool < 1 OR candidate_pool > 100000
-       OR dedup_by_source IS NULL THEN
-        RAISE EXCEPTION 'k must be at least 1, candidate_pool between 1 and 100000 and dedup_by_source not NULL (got k %, candidate_pool %, dedup_by_source %)',
-                        coalesce(k::text, 'NULL'), coalesce(candidate_pool::text, 'NULL'), coalesce(dedup_by_source::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are k 10, candidate_pool 50';
-    END IF;
-    -- the fusion's own arguments are checked before any leg runs
-    PERFORM dof_fuse(fusion, '{}', '{}', '{}', '{}', rrf_k, alpha, vector_weight, text_weight);
-    SELECT array_agg(v.chunk_id ORDER BY v.rank), array_agg(1 - v.distance ORDER BY v.rank) INTO vector_ids, vector_scores
-    FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
-    SELECT array_agg(t.chunk_id ORDER BY t.rank), array_agg(t.text_score ORDER BY t.rank) INTO text_ids, text_scores
-    FROM dof_text_search(query, greatest(candidate_pool, k), collection, filter, ranking, match_terms) t;
-    RETURN QUERY
-    WITH fused AS (
-        SELECT f.id, f.score, f.vector_rank, f.text_rank
-        FROM dof_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight) f
-    ), ranked AS (
-        SELECT fused.* FROM fused WHERE NOT dedup_by_source
-        UNION ALL
-        SELECT per_document.*
-        FROM (SELECT DISTINCT ON (c.document_id) fused.*
-              FROM fused JOIN dof_chunks c ON c.id = fused.id
-              WHERE dedup_by_source
-              ORDER BY c.document_id, fused.score DESC, fused.id) per_document
-    ), best AS (
-        -- the k best ids first, the content after: the fused list holds up to twice
-        -- candidate_pool chunks and only k are returned (at 50 + 50 candidates, 0.77 ms ->
-        -- 0.61 ms, and 0.42 ms without dedup_by_source, which needs no chunk row to rank)
-        SELECT ranked.* FROM ranked ORDER BY ranked.score DESC, ranked.id LIMIT k
-    )
-    SELECT best.id, c.document_id, d.source_id, c.heading_path, c.content, best.score, best.vector_rank, best.text_rank
-    FROM best
-    JOIN dof_chunks c ON c.id = best.id
-    JOIN dof_documents d ON d.id = c.document_id
-    ORDER BY best.score DESC, best.id;
 END
 $$;
 
