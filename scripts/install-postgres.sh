@@ -40,6 +40,10 @@ fi
 sha256_ok "$orig" "$sum" || { echo "$orig: sha256 mismatch (want $sum)" >&2; exit 1; }
 
 t0=$(date +%s)
+# Run from `make test` or `make run`, this script inherits make's MAKELEVEL (and MAKEFLAGS):
+# PostgreSQL's build then takes itself for a sub-make and skips generating its headers
+# (utils/errcodes.h: "No such file or directory" on a machine with nothing built yet)
+unset MAKELEVEL MAKEFLAGS MFLAGS
 build="$src/build-$major"
 rm -rf "$build" "$prefix"
 mkdir -p "$build"
