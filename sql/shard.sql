@@ -50,9 +50,10 @@ $$;
 -- metadata changed, and 'unchanged' (nothing written, nothing indexed) otherwise, so
 -- sending it again is safe. The metadata given replaces the stored (the BEFORE trigger
 -- merges the body's front matter over it, and EXCLUDED holds that merge, so a resend of a
--- body with front matter compares equal). The one writer of documents: dof load calls it
--- for each document of a batch, a coordinator routes it to one shard, dof_shard_import
--- stores an unindexed moved document through it.
+-- body with front matter compares equal). What stores documents: dof load calls it for
+-- each document of a batch, a coordinator routes it to one shard, and dof_shard_import
+-- stores an unindexed moved document through it (an indexed one it restores as given, with
+-- its chunks, as pg_restore would); regress 01 lists every function that writes the table.
 CREATE FUNCTION dof_put_document(collection text, source_id text, title text, body text, metadata jsonb DEFAULT '{}')
     RETURNS TABLE (document_id bigint, action text)
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
