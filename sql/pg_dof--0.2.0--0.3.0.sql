@@ -648,10 +648,11 @@ BEGIN
     RETURN QUERY
     INSERT INTO dof_documents AS d (collection, source_id, title, body, metadata)
     VALUES (collection_name, dof_put_document.source_id, dof_put_document.title, dof_put_document.body, coalesce(metadata, '{}'))
+    -- excluded.content_sha256: the generated column of the proposed row, hashed once
     ON CONFLICT ON CONSTRAINT dof_documents_collection_source_id_key DO UPDATE
         SET title = excluded.title, metadata = excluded.metadata,
-            body = CASE WHEN d.content_sha256 IS DISTINCT FROM dof_content_hash(excluded.body) THEN excluded.body ELSE d.body END
-        WHERE d.content_sha256 IS DISTINCT FROM dof_content_hash(excluded.body)
+            body = CASE WHEN d.content_sha256 IS DISTINCT FROM excluded.content_sha256 THEN excluded.body ELSE d.body END
+        WHERE d.content_sha256 IS DISTINCT FROM excluded.content_sha256
            OR d.metadata IS DISTINCT FROM excluded.metadata OR d.title IS DISTINCT FROM excluded.title
     RETURNING d.id, CASE WHEN d.xmax = 0 THEN 'added' ELSE 'updated' END;
     IF NOT FOUND THEN

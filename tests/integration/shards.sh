@@ -154,11 +154,11 @@ huge="$(coord -c "SELECT count(*) FROM dof_hybrid_search(repeat('palabra ', 1000
 check "$(echo "$huge" | grep -c 'query has 80000 bytes, over the 65536 bytes'):$(echo "$huge" | grep -c 'stack depth')" "1:0" \
       "a query over 64 KB is refused through the coordinator, clearly (it failed on the shards with stack depth limit exceeded)"
 # the search's arguments are checked by the shards with one server's checks, in the first call
+# PL/Proxy names the function and shard before the shard's message: "f(8): [db] REMOTE ERROR: "
+first_error() { sed -E 's/[^ ]+\([0-9]+\): \[[^]]*\] REMOTE ERROR: //' | grep -o 'ERROR:  [0-9A-Z]*: [^(]*' | head -1; }
 for args in "k => 0" "candidate_pool => 0" "dedup_by_source => NULL" "ranking => 'tf'" "match_terms => 'some'"; do
-  # PL/Proxy names the function and shard before the shard's message: "f(8): [db] REMOTE ERROR: "
-  error() { sed -E 's/[^ ]+\([0-9]+\): \[[^]]*\] REMOTE ERROR: //' | grep -o 'ERROR:  [0-9A-Z]*: [^(]*' | head -1; }
-  single="$(q -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('aduana', $args)" 2>&1 | error)"
-  cluster="$(coord -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('aduana', $args)" 2>&1 | error)"
+  single="$(q -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('aduana', $args)" 2>&1 | first_error)"
+  cluster="$(coord -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('aduana', $args)" 2>&1 | first_error)"
   check "$( [ -n "$single" ] && echo "$cluster")" "$single" "$args: the coordinator's error is one server's (${single:0:60})"
 done
 check "$(coord -c "SELECT pg_get_function_arguments('dof_hybrid_search'::regproc) LIKE '%alpha double precision DEFAULT 0.7%'")" "t" \

@@ -24,6 +24,16 @@ SELECT action FROM dof_put_document('s', 'c', NULL, E'---\ntitle: Ley C\nrank: l
 SELECT action FROM dof_put_document('s', 'c', NULL, E'---\ntitle: Ley C\nrank: ley\n---\n# Ley C\n\nArtículo 1. Texto.', '{"otra": "y"}');
 SELECT title, metadata FROM dof_documents WHERE source_id = 'c';
 DELETE FROM dof_documents WHERE source_id = 'c';
+-- a role that may only read documents sees their hashes (rows row-level security shows it)
+-- and cannot store one: dof_put_document runs with the caller's privileges
+CREATE ROLE dof_put_reader;
+GRANT SELECT ON dof_documents, dof_collections TO dof_put_reader;
+SET ROLE dof_put_reader;
+SELECT bool_and(content_sha256 = dof_content_hash(body)) AS hashes_read FROM dof_documents;
+SELECT * FROM dof_put_document('s', 'z', NULL, 'texto');
+RESET ROLE;
+REVOKE ALL ON dof_documents, dof_collections FROM dof_put_reader;
+DROP ROLE dof_put_reader;
 SELECT * FROM dof_shard_status();
 
 -- the legs with this server's own statistics answer as dof_vector_search and dof_text_search
