@@ -2,14 +2,16 @@
 # Retrieval quality through the product's own SQL on three evaluation sets, each in a
 # database of its own: chunking-evaluation (English, 472 questions, the shared corpora),
 # the Spanish DOF set (bench/eval/dof_questions.tsv, questions written from the shared
-# DOF editions) and legalize-pe (lookups made from Peruvian laws' front matter). The triggers ingest each set twice (late and independent embedding, the
+# DOF editions) and legalize-pe (Peruvian laws: questions of four kinds written by hand with
+# evidence spans, bench/eval/legalize_pe_questions.tsv, and lookups made from the laws' front
+# matter). The triggers ingest each set twice (late and independent embedding, the
 # real model); every leg and fusion answers every question (bench/sql/quality.sql); prints
 # MRR@10, R@1, R@5 and recall@5 per method (bench/sql/quality_report.sql), then the same
-# questions through dof_evaluate with the fusion's alpha around its default
-# (bench/sql/quality_evaluate.sql).
+# questions through dof_evaluate with the fusion's alpha around its default, and per kind of
+# question where the set has kinds (bench/sql/quality_evaluate.sql).
 #   MAX_TOKENS (default 800, a collection's default; 0.2.0's runs used 400 for chunking-evaluation
-#   and 256 for DOF); SETS (default "chunking-evaluation dof legalize-pe"; legalize-pe: LAWS (150)
-#   laws under 64 KB with questions made from their front matter, bench/sql/quality_load_legalize_pe.sql);
+#   and 256 for DOF); SETS (default "chunking-evaluation dof legalize-pe"; legalize-pe: the first LAWS (150)
+#   laws under 64 KB, which hold the hand-written questions' laws; bench/sql/quality_load_legalize_pe.sql);
 #   CHUNKERS (default "pattern"; e.g. "pattern paragraph recursive semantic:percentile
 #   semantic:standard_deviation" compares strategies; name:type sets a semantic threshold_type).
 #   MODEL (default multilingual-e5-small) with MODEL_FILE (an ONNX file registered as MODEL
@@ -27,7 +29,7 @@ for set in ${SETS:-chunking-evaluation dof legalize-pe}; do
   export PG_DOF_DB="pg_dof_quality_${set//-/_}"
   "$here/cluster.sh" fresh >/dev/null
   q -c "CREATE TABLE eval_documents (source_id text PRIMARY KEY, body text NOT NULL);
-        CREATE TABLE eval_questions (id serial PRIMARY KEY, question text NOT NULL, corpus_id text NOT NULL, reference int4multirange NOT NULL)"
+        CREATE TABLE eval_questions (id serial PRIMARY KEY, kind text, question text NOT NULL, corpus_id text NOT NULL, reference int4multirange NOT NULL)"
   case "$set" in
     chunking-evaluation)
       q -v corpus="$evaluation/corpora" -v questions="$evaluation/questions_df.csv" \
@@ -40,7 +42,8 @@ for set in ${SETS:-chunking-evaluation dof legalize-pe}; do
       files="$(mktemp)"; pe="$(corpus legalize-pe-sample)"
       # sed, not head: head would end sort with SIGPIPE, which pipefail makes the run's exit status
       find "$pe" -name '*.md' -size -64k | sort | sed -n "1,${LAWS:-150}p" > "$files"; chmod a+r "$files"
-      q -v files="$files" -v root="$pe" -f "$bench/sql/quality_load_legalize_pe.sql"; rm -f "$files"
+      q -v files="$files" -v root="$pe" -v questions="$bench/eval/legalize_pe_questions.tsv" \
+        -f "$bench/sql/quality_load_legalize_pe.sql"; rm -f "$files"
       max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
     *) echo "unknown set $set (chunking-evaluation, dof, legalize-pe)" >&2; exit 2 ;;
   esac
