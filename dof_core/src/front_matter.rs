@@ -5,6 +5,9 @@
 //! `dof_front_matter`), and the chunker leaves it out of every chunk, so a search
 //! does not match the YAML and the model does not embed it. A block that does not parse as
 //! a YAML mapping is not front matter: it stays text and is chunked like the rest.
+//! Front matter scraped from web pages holds HTML character references (the legalize-pe
+//! titles: `Pol&iacute;tica`, `N&ordm;`): its text values are decoded, so a title reads as
+//! it is written; the body is not (offsets point into it as stored).
 
 use std::ops::Range;
 
@@ -59,7 +62,10 @@ fn fenced(text: &str) -> Option<(Range<usize>, Range<usize>)> {
 pub fn parse(text: &str) -> Parsed {
     let Some((span, yaml)) = fenced(text) else { return Parsed::None };
     match serde_yaml_ng::from_str::<Value>(&text[yaml]) {
-        Ok(Value::Object(fields)) => Parsed::FrontMatter(FrontMatter { span, fields }),
+        Ok(Value::Object(mut fields)) => {
+            fields.values_mut().for_each(decode_references);
+            Parsed::FrontMatter(FrontMatter { span, fields })
+        }
         // an empty block (`---` `---`): front matter with no fields
         Ok(Value::Null) => Parsed::FrontMatter(FrontMatter { span, fields: Map::new() }),
         Ok(other) => Parsed::Malformed(format!("front matter is not a mapping of fields (a YAML {})", kind(&other))),
@@ -74,6 +80,21 @@ pub fn span(text: &str) -> Range<usize> {
     match parse(text) {
         Parsed::FrontMatter(front) => front.span,
         _ => 0..0,
+    }
+}
+
+/// Decodes the HTML character references (`&oacute;`, `&#8230;`, `&amp;`) in every text
+/// value, at any depth; an `&` that starts no reference stays as it is.
+fn decode_references(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if let std::borrow::Cow::Owned(decoded) = html_escape::decode_html_entities(text) {
+                *text = decoded;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(decode_references),
+        Value::Object(fields) => fields.values_mut().for_each(decode_references),
+        _ => {}
     }
 }
 
@@ -99,9 +120,21 @@ mod tests {
         let Parsed::FrontMatter(front) = parse(LAW) else { panic!("{:?}", parse(LAW)) };
         assert_eq!(front.fields["identifier"], "DS-092-2002-EF");
         assert_eq!(front.fields["publication_date"], "2002-06-08");
-        assert_eq!(front.fields["title"], "Aprueban “Convenio de Conversi&oacute;n de Deuda”");
+        assert_eq!(front.fields["title"], "Aprueban “Convenio de Conversión de Deuda”");
         assert_eq!(&LAW[front.span.end..], "# Aprueban\n\nTexto.\n");
         assert_eq!(span(LAW), front.span);
+    }
+
+    #[test]
+    fn html_character_references_in_values_are_decoded() {
+        let text = "---\ntitle: Ley N&ordm; 1 &iquest;y&#63; &amp; R&eacute;gimen\ntags: [Educaci&oacute;n, {a: P&uacute;blico}]\nnote: AT&T & co &bogus;\nn: 3\n---\nCuerpo con &oacute;\n";
+        let Parsed::FrontMatter(front) = parse(text) else { panic!() };
+        assert_eq!(front.fields["title"], "Ley Nº 1 ¿y? & Régimen");
+        assert_eq!(front.fields["tags"], serde_json::json!(["Educación", {"a": "Público"}]));
+        assert_eq!(front.fields["note"], "AT&T & co &bogus;");
+        assert_eq!(front.fields["n"], 3);
+        // the body is not front matter: it stays as stored
+        assert_eq!(&text[front.span.end..], "Cuerpo con &oacute;\n");
     }
 
     #[test]

@@ -68,9 +68,10 @@ FROM unnest(ARRAY['NOM-035-STPS-2018', 'nom 035 stps 2018', 'NOM 035', 'nom-035-
 
 -- YAML front matter is data: its fields become the metadata, its title the title, and
 -- no chunk holds it; its identifier is searchable (dof_chunk_tsvector) though the body
--- spells it otherwise; a malformed block stays text, with a WARNING
+-- spells it otherwise; HTML character references in its values are decoded (Mar&iacute;tima);
+-- a malformed block stays text, with a WARNING
 INSERT INTO dof_documents (collection, source_id, body) VALUES
- ('identificadores', 'pe-ds-011', E'---\ntitle: Aprueban el Reglamento de Pesca\nidentifier: DS-011-2024-PRODUCE\npublication_date: ''2024-05-02''\nstatus: in_force\n---\n# Aprueban el Reglamento de Pesca\n\n## DECRETO SUPREMO Nº 011-2024-PRODUCE\n\nEl presidente de la república decreta.');
+ ('identificadores', 'pe-ds-011', E'---\ntitle: Aprueban el Reglamento de Pesca Mar&iacute;tima\nidentifier: DS-011-2024-PRODUCE\npublication_date: ''2024-05-02''\nstatus: in_force\n---\n# Aprueban el Reglamento de Pesca\n\n## DECRETO SUPREMO Nº 011-2024-PRODUCE\n\nEl presidente de la república decreta.');
 SELECT title, metadata, (SELECT string_agg(c.content, ' | ') FROM dof_chunks c WHERE c.document_id = d.id) AS chunks,
        (SELECT min(c.char_start) FROM dof_chunks c WHERE c.document_id = d.id) = strpos(body, '# Aprueban') - 1 AS offsets_in_body
 FROM dof_documents d WHERE source_id = 'pe-ds-011';
