@@ -8,6 +8,13 @@
 -- minmax is 0.2.0's fusion; floorNN divides the vector leg's scores by max(spread, 0.NN)
 -- (0.10 is dof_fusion_vector_min_spread()); zscore normalises both legs by mean and
 -- standard deviation (absent: the leg's lowest).
+-- Then fusions that adapt to the query or to the legs' lists, each against floor10 (the
+-- product's) at the same alpha: form (alpha - 0.2 for a question, one with ? or ¿, and
+-- alpha + 0.1 for keywords), confidence (alpha shifted towards the leg whose best stands
+-- further above its next nine: alpha·ct / (alpha·ct + (1 - alpha)·cv), grid_confidence),
+-- text_max (the text leg divided by its best, not
+-- min-max) and vector_rank (the vector leg by rank, 1 - (rank - 1) / 20, not by score);
+-- over every question and, where the set has kinds, over the hand-written ones.
 \set ON_ERROR_STOP on
 \pset pager off
 SET client_min_messages = warning;
@@ -23,15 +30,28 @@ SELECT q.id, 't', t.chunk_id, t.text_score FROM eval_questions q, dof_text_searc
 CREATE TEMP TABLE grid_scores AS
 SELECT question, leg, id, score, min(score) OVER w AS lo, max(score) OVER w AS hi,
        coalesce((score - min(score) OVER w) / nullif(max(score) OVER w - min(score) OVER w, 0), 1) AS mm,
-       coalesce((score - avg(score) OVER w) / nullif(stddev_pop(score) OVER w, 0), 0) AS z
+       coalesce((score - avg(score) OVER w) / nullif(stddev_pop(score) OVER w, 0), 0) AS z,
+       row_number() OVER (PARTITION BY question, leg ORDER BY score DESC, id) AS rank
 FROM grid_legs WINDOW w AS (PARTITION BY question, leg);
+-- a leg's confidence for a question: 1 - the mean normalised score of its ranks 2-10
+-- (1 when it found one candidate, 0 when none)
+CREATE FUNCTION pg_temp.grid_confidence(question integer, leg text) RETURNS float8 LANGUAGE sql AS $f$
+    SELECT coalesce(1 - avg(s.mm) FILTER (WHERE s.rank BETWEEN 2 AND 10), least(count(*), 1))
+    FROM grid_scores s WHERE s.question = grid_confidence.question AND s.leg = grid_confidence.leg
+$f$;
+-- per question: whether it asks (? or ¿), and each leg's confidence (ct, cv)
+CREATE TEMP TABLE grid_questions AS
+SELECT q.id AS question, q.question ~ '[?¿]' AS asks,
+       pg_temp.grid_confidence(q.id, 't') AS ct, pg_temp.grid_confidence(q.id, 'v') AS cv
+FROM eval_questions q;
 SELECT leg, round(avg(hi - lo)::numeric, 3) AS mean_spread,
        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY hi - lo)::numeric, 3) AS median_spread,
        round(min(hi - lo)::numeric, 3) AS least, round(max(hi - lo)::numeric, 3) AS most
 FROM (SELECT DISTINCT question, leg, lo, hi FROM grid_scores) s GROUP BY leg ORDER BY leg;
 -- MRR@10 of one fusion: `expr` over t (the text leg's row, NULL when absent), v (the
--- vector leg's), p.alpha and i.question
-CREATE FUNCTION pg_temp.grid_mrr(expr text, alpha float8) RETURNS float8 LANGUAGE plpgsql AS $f$
+-- vector leg's), p.alpha, i.question and g (the question's grid_questions row), over the
+-- questions that `questions` (a condition on eval_questions q) keeps
+CREATE FUNCTION pg_temp.grid_mrr(expr text, alpha float8, questions text DEFAULT 'true') RETURNS float8 LANGUAGE plpgsql AS $f$
 DECLARE result float8;
 BEGIN
   EXECUTE format($q$
@@ -41,12 +61,13 @@ BEGIN
       FROM ids i
       LEFT JOIN grid_scores t ON t.question = i.question AND t.id = i.id AND t.leg = 't'
       LEFT JOIN grid_scores v ON v.question = i.question AND v.id = i.id AND v.leg = 'v'
+      JOIN grid_questions g ON g.question = i.question
       CROSS JOIN (SELECT %2$s::float8 AS alpha) p),
     ranked AS (SELECT question, id, row_number() OVER (PARTITION BY question ORDER BY score DESC, id) AS r FROM fused)
     SELECT avg(coalesce(h.rr, 0)) FROM eval_questions q
     LEFT JOIN (SELECT question, 1.0 / min(r) AS rr FROM ranked
                WHERE r <= 10 AND (question, id) IN (SELECT question, chunk FROM grid_relevant) GROUP BY question) h
-      ON h.question = q.id $q$, expr, alpha) INTO result;
+      ON h.question = q.id WHERE %3$s $q$, expr, alpha, questions) INTO result;
   RETURN result;
 END $f$;
 SELECT a AS alpha,
@@ -59,3 +80,18 @@ SELECT a AS alpha,
   round(pg_temp.grid_mrr('p.alpha * coalesce(t.z, (SELECT min(m.z) FROM grid_scores m WHERE m.question = i.question AND m.leg = ''t''))
                           + (1 - p.alpha) * coalesce(v.z, (SELECT min(m.z) FROM grid_scores m WHERE m.question = i.question AND m.leg = ''v''))', a)::numeric, 3) AS zscore
 FROM unnest(ARRAY[0.5, 0.6, 0.7, 0.8]) a;
+-- the product's fusion (floor10) with alpha as given, or adapted (a = the alpha to use)
+CREATE FUNCTION pg_temp.grid_weighted(a text, v text DEFAULT 'coalesce((v.score - v.lo) / greatest(v.hi - v.lo, 0.1), 0)',
+                                      t text DEFAULT 'coalesce(t.mm, 0)') RETURNS text LANGUAGE sql AS
+$f$ SELECT format('(%1$s) * %3$s + (1 - (%1$s)) * %2$s', a, v, t) $f$;
+SELECT format('%s questions', CASE WHEN s.questions = 'true' THEN 'all' ELSE 'hand-written' END) AS over, a AS alpha,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha'), a, s.questions)::numeric, 3) AS floor10,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('CASE WHEN g.asks THEN p.alpha - 0.2 ELSE least(p.alpha + 0.1, 1) END'), a, s.questions)::numeric, 3) AS form,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('coalesce(p.alpha * g.ct / nullif(p.alpha * g.ct + (1 - p.alpha) * g.cv, 0), p.alpha)'), a, s.questions)::numeric, 3) AS confidence,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha', t => 'coalesce(t.score / nullif(t.hi, 0), 0)'), a, s.questions)::numeric, 3) AS text_max,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha', v => 'coalesce(greatest(0, 1 - (v.rank - 1) / 20.0), 0)'), a, s.questions)::numeric, 3) AS vector_rank
+FROM unnest(ARRAY[0.6, 0.7, 0.8]) a,
+     (SELECT 'true' AS questions
+      UNION ALL
+      SELECT $$q.kind NOT LIKE 'front matter%'$$ WHERE EXISTS (SELECT FROM eval_questions WHERE kind IS NOT NULL)) s
+ORDER BY s.questions DESC, a;
