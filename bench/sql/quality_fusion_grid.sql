@@ -1,8 +1,9 @@
 -- The weighted fusion's normalisation, measured with every leg's lists fixed: on a quality
 -- database that bench/scripts/retrieval_quality.sh left (pg_dof_quality_<set>, collection
--- eval-independent), each question's vector and text legs (50 candidates each, as
--- dof_hybrid_search asks) are fused here by variants of the normalisation and scored by
--- MRR@10 with the benchmark's rule (a hit touches the question's reference characters).
+-- eval-independent), each question's vector and text legs (quality_legs.sql: 50
+-- candidates each, as dof_hybrid_search asks) are fused here by variants of the
+-- normalisation and scored by MRR@10 with the benchmark's rule (a hit touches the
+-- question's reference characters).
 -- Prints the legs' score spreads, then MRR@10 per variant and alpha:
 --   psql -d pg_dof_quality_dof -f bench/sql/quality_fusion_grid.sql
 -- minmax is 0.2.0's fusion; floorNN divides the vector leg's scores by max(spread, 0.NN)
@@ -18,15 +19,7 @@
 \set ON_ERROR_STOP on
 \pset pager off
 SET client_min_messages = warning;
-CREATE TEMP TABLE grid_relevant AS
-SELECT q.id AS question, c.id AS chunk
-FROM eval_questions q JOIN dof_documents d ON d.collection = 'eval-independent' AND d.source_id = q.corpus_id
-JOIN dof_chunks c ON c.document_id = d.id AND q.reference && int4multirange(int4range(c.char_start, c.char_end));
-CREATE TEMP TABLE grid_legs AS
-SELECT q.id AS question, 'v'::text AS leg, v.chunk_id AS id, 1 - v.distance AS score
-FROM eval_questions q, dof_vector_search(q.question, 50, 'eval-independent', query_embedding => q.embedding) v
-UNION ALL
-SELECT q.id, 't', t.chunk_id, t.text_score FROM eval_questions q, dof_text_search(q.question, 50, 'eval-independent') t;
+\ir quality_legs.sql
 CREATE TEMP TABLE grid_scores AS
 SELECT question, leg, id, score, min(score) OVER w AS lo, max(score) OVER w AS hi,
        coalesce((score - min(score) OVER w) / nullif(max(score) OVER w - min(score) OVER w, 0), 1) AS mm,

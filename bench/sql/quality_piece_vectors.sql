@@ -4,7 +4,7 @@
 -- :piece_tokens tokens (dof_chunk, no overlap) and each piece embedded (dof_embed, the
 -- collection's model); a chunk's similarity to a question is its best piece's (exact, no
 -- index), and that list (50 chunks) is fused with the text leg's by the product's own
--- dof_fuse. Prints MRR@10 per method, the stored one-vector-per-chunk leg beside it, over
+-- dof_fuse (the legs and hits: quality_legs.sql). Prints MRR@10 per method, the stored one-vector-per-chunk leg beside it, over
 -- every question and, where the set has kinds, per kind:
 --   psql -d pg_dof_quality_dof -v piece_tokens=200 -f bench/sql/quality_piece_vectors.sql
 -- Embeds every chunk's text once more (the DOF set: about 3 minutes on 2 cores).
@@ -32,21 +32,19 @@ BEGIN
 END
 $$;
 SELECT count(*) AS pieces, count(DISTINCT chunk_id) AS chunks FROM pieces;
+\ir quality_legs.sql
 CREATE TEMP TABLE legs AS
-SELECT q.id, q.kind, q.question,
-       (SELECT array_agg(c.id) FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id
-        WHERE d.collection = 'eval-independent' AND d.source_id = q.corpus_id
-          AND q.reference && int4multirange(int4range(c.char_start, c.char_end))) AS relevant,
-       v.ids AS vector_ids, v.scores AS vector_scores, p.ids AS piece_ids, p.scores AS piece_scores,
-       t.ids AS text_ids, t.scores AS text_scores
+SELECT q.id, q.kind,
+       (SELECT array_agg(r.chunk) FROM grid_relevant r WHERE r.question = q.id) AS relevant,
+       (SELECT array_agg(g.id ORDER BY g.rank) FROM grid_legs g WHERE g.question = q.id AND g.leg = 'v') AS vector_ids,
+       (SELECT array_agg(g.score ORDER BY g.rank) FROM grid_legs g WHERE g.question = q.id AND g.leg = 'v') AS vector_scores,
+       p.ids AS piece_ids, p.scores AS piece_scores,
+       (SELECT array_agg(g.id ORDER BY g.rank) FROM grid_legs g WHERE g.question = q.id AND g.leg = 't') AS text_ids,
+       (SELECT array_agg(g.score ORDER BY g.rank) FROM grid_legs g WHERE g.question = q.id AND g.leg = 't') AS text_scores
 FROM eval_questions q,
-LATERAL (SELECT array_agg(s.chunk_id ORDER BY s.rank) AS ids, array_agg(1 - s.distance ORDER BY s.rank) AS scores
-         FROM dof_vector_search(q.question, 50, 'eval-independent', query_embedding => q.embedding) s) v,
 LATERAL (SELECT array_agg(b.chunk_id ORDER BY b.score DESC, b.chunk_id) AS ids, array_agg(b.score ORDER BY b.score DESC, b.chunk_id) AS scores
          FROM (SELECT x.chunk_id, max(1 - (x.embedding <=> q.embedding)) AS score FROM pieces x
-               GROUP BY x.chunk_id ORDER BY 2 DESC, 1 LIMIT 50) b) p,
-LATERAL (SELECT array_agg(s.chunk_id ORDER BY s.rank) AS ids, array_agg(s.text_score ORDER BY s.rank) AS scores
-         FROM dof_text_search(q.question, 50, 'eval-independent') s) t;
+               GROUP BY x.chunk_id ORDER BY 2 DESC, 1 LIMIT 50) b) p;
 -- the first rank (1-10) of a relevant chunk in a list, or NULL
 CREATE FUNCTION pg_temp.first_hit(ids bigint[], relevant bigint[]) RETURNS integer LANGUAGE sql AS $f$
     SELECT min(o) FROM unnest(ids[1:10]) WITH ORDINALITY AS x(id, o) WHERE x.id = ANY (relevant)
