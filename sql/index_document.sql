@@ -12,9 +12,10 @@ CREATE FUNCTION dof_chunk_tsvector(config regconfig, heading_path text[], conten
            || setweight(to_tsvector(config, content), 'B');
 
 -- (Re)builds the chunks of one document: chunk by its collection's strategy with its stored
--- pattern, embed (late or independent per the collection), store — one Rust call for the
--- first two. Runs as the caller, in the caller's transaction. The one function that builds
--- chunks (dof_shard_import copies chunks another shard built; regress 01 lists the writers).
+-- pattern, embed (late or independent per the collection), store the chunks and their
+-- passages (dof_passages) — one Rust call for the first two. Runs as the caller, in the
+-- caller's transaction. The one function that builds chunks (dof_shard_import copies
+-- chunks another shard built; regress 01 lists the writers).
 CREATE FUNCTION dof_index_document(doc_id bigint) RETURNS integer
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
@@ -32,21 +33,39 @@ BEGIN
     END IF;
     SELECT * INTO coll FROM dof_collections WHERE name = doc.collection;
     model_row := dof_model(coll.model);
-    DELETE FROM dof_chunks WHERE document_id = doc_id;
-    INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
-                            char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
-                            model, chunker_version, sizer, chunker)
-    SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
-           c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, c.embedding,
-           dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content, doc.metadata),
-           model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker
-    FROM dof_chunk_embed_internal(doc.body, doc.pattern, coll, model_row) c;
-    GET DIAGNOSTICS stored = ROW_COUNT;
+    DELETE FROM dof_chunks WHERE document_id = doc_id;  -- and their passages (ON DELETE CASCADE)
+    WITH built AS MATERIALIZED (
+        SELECT * FROM dof_chunk_passages_internal(doc.body, doc.pattern, coll, model_row)
+    ), chunks AS (
+        INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
+                                char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
+                                model, chunker_version, sizer, chunker)
+        SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
+               c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, c.embedding,
+               dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content, doc.metadata),
+               model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker
+        FROM built c
+        RETURNING id, chunk_index
+    ), passages AS (
+        INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
+        SELECT s.id, p.n - 1, p.char_start, p.char_end, p.token_count,
+               dof_passage_vector(b.passage_embeddings, cardinality(b.passage_starts), p.n::integer)
+        FROM chunks s JOIN built b ON b.chunk_index = s.chunk_index,
+             unnest(b.passage_starts, b.passage_ends, b.passage_tokens) WITH ORDINALITY AS p(char_start, char_end, token_count, n)
+    )
+    SELECT count(*) INTO stored FROM chunks;
     RETURN stored;
 END
 $$;
 
+-- The n-th (1-based) of `passages` vectors laid one after another in `vectors`, as
+-- dof_chunk_passages_internal returns them (pgrx returns no array of vectors).
+CREATE FUNCTION dof_passage_vector(vectors real[], passages integer, n integer) RETURNS vector
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN (vectors[(n - 1) * (cardinality(vectors) / passages) + 1 : n * (cardinality(vectors) / passages)])::vector;
+
 COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text, jsonb) IS 'The tsvector stored for a chunk: heading path and the metadata''s identifier weighted A, content B, in the given text search configuration';
-COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks (the one function that builds them; dof_shard_import copies a shard''s): chunk by the collection''s strategy, embed, store; returns the number of chunks';
+COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks and their passages (the one function that builds them; dof_shard_import copies a shard''s): chunk by the collection''s strategy, embed, store; returns the number of chunks';
+COMMENT ON FUNCTION dof_passage_vector(real[], integer, integer) IS 'Internal: the n-th of several vectors laid one after another in one array (how dof_chunk_passages_internal returns a chunk''s passage vectors)';
 COMMENT ON FUNCTION dof_chunker_version() IS 'Version of the chunking rules; stored on every chunk so re-chunking can target older ones';
-COMMENT ON FUNCTION dof_chunk_embed_internal(text, text, dof_collections, dof_models) IS 'Internal: chunks a document by its collection''s strategy and embeds the chunks with the model (one call); dof_index_document stores the rows';
+COMMENT ON FUNCTION dof_chunk_passages_internal(text, text, dof_collections, dof_models) IS 'Internal: chunks a document by its collection''s strategy, cuts the chunks into passages and embeds them with the model (one call); dof_index_document stores the rows';

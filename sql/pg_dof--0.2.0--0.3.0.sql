@@ -23,6 +23,108 @@ CREATE FUNCTION dof_chunk_tsvector(config regconfig, heading_path text[], conten
     RETURN setweight(to_tsvector(config, array_to_string(heading_path || (metadata ->> 'identifier'), ' ')), 'A')
            || setweight(to_tsvector(config, content), 'B');
 COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text, jsonb) IS 'The tsvector stored for a chunk: heading path and the metadata''s identifier weighted A, content B, in the given text search configuration';
+-- The vector leg ranks a chunk by its best passage: each chunk is cut into passages of at
+-- most its collection's passage_tokens tokens (120 by default), each with its own vector
+-- (dof_passages). Stored chunks keep their one vector as their one passage, so searches
+-- answer as before until their documents are indexed again (SELECT dof_requeue()); the
+-- HNSW indexes move from dof_chunks to dof_passages (built once here, over one passage
+-- per chunk). A role granted a privilege on dof_chunks gets it on dof_passages too.
+ALTER TABLE dof_collections ADD COLUMN passage_tokens integer NOT NULL DEFAULT 120 CHECK (passage_tokens >= 16);
+COMMENT ON COLUMN dof_collections.passage_tokens IS 'The most tokens of one passage (dof_passages): chunks are cut into passages of at most this many, each embedded, and the vector leg ranks a chunk by its best; a value over max_tokens gives one passage per chunk. Late-chunked collections keep one passage per chunk';
+CREATE TABLE dof_passages (
+    chunk_id    bigint NOT NULL REFERENCES dof_chunks (id) ON DELETE CASCADE,
+    passage     integer NOT NULL,
+    char_start  integer NOT NULL,
+    char_end    integer NOT NULL,
+    token_count integer NOT NULL,
+    embedding   vector NOT NULL,
+    PRIMARY KEY (chunk_id, passage)
+);
+SELECT pg_catalog.pg_extension_config_dump('dof_passages', '');
+ALTER TABLE dof_passages ENABLE ROW LEVEL SECURITY;
+CREATE POLICY dof_passages_follow_chunks ON dof_passages FOR SELECT
+    USING (EXISTS (SELECT 1 FROM dof_chunks c WHERE c.id = dof_passages.chunk_id));
+CREATE POLICY dof_passages_written_with_chunks ON dof_passages FOR INSERT WITH CHECK (true);
+COMMENT ON POLICY dof_passages_follow_chunks ON dof_passages IS
+    'A role reads the passages of the chunks it can see in dof_chunks';
+COMMENT ON POLICY dof_passages_written_with_chunks ON dof_passages IS
+    'A role granted INSERT stores passages (dof_index_document does, as its caller, with the chunks; the foreign key names an existing chunk)';
+COMMENT ON TABLE dof_passages IS 'What the vector leg searches: each chunk''s passages of at most its collection''s passage_tokens tokens (char_start, char_end in the chunk''s content), each with its vector (any dimension; one HNSW cosine index per dimension, dof_vector_index); a chunk ranks by its best passage';
+COMMENT ON TABLE dof_chunks IS 'Chunks of dof_documents with their embedding (the mean of their passages'' vectors, dof_passages) and tsvector (GIN); model, chunker and chunker_version record their producer';
+INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
+SELECT id, 0, 0, char_length(content), token_count, embedding FROM dof_chunks WHERE embedding IS NOT NULL;
+DO $$
+DECLARE
+    grant_row record;
+    index_name text;
+BEGIN
+    FOR grant_row IN SELECT a.privilege_type, a.grantee FROM pg_class c, aclexplode(c.relacl) a
+                     WHERE c.oid = 'dof_chunks'::regclass AND a.grantee <> c.relowner
+                       AND a.privilege_type IN ('SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER')
+    LOOP
+        EXECUTE format('GRANT %s ON dof_passages TO %s', grant_row.privilege_type,
+                       CASE WHEN grant_row.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(grant_row.grantee::regrole::text) END);
+    END LOOP;
+    FOR index_name IN SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+                      WHERE x.indrelid = 'dof_chunks'::regclass AND i.relname LIKE 'dof\_chunks\_embedding\_%'
+    LOOP
+        EXECUTE format('DROP INDEX %I', index_name);
+    END LOOP;
+END
+$$;
+DROP FUNCTION dof_chunk_embed_internal(text, text, dof_collections, dof_models);
+CREATE  FUNCTION "dof_chunk_passages_internal"(
+	"body" TEXT, /* Option < & str > */
+	"pattern" TEXT, /* Option < & str > */
+	"collection" dof_collections, /* Option < :: pgrx :: heap_tuple :: PgHeapTuple < '_, :: pgrx :: pgbox ::
+AllocatedByRust > > */
+	"model" dof_models /* Option < :: pgrx :: heap_tuple :: PgHeapTuple < '_, :: pgrx :: pgbox ::
+AllocatedByRust > > */
+) RETURNS TABLE (
+	"chunk_index" INT,  /* i32 */
+	"pattern" TEXT,  /* & '_ str */
+	"heading_path" TEXT[],  /* Vec < String > */
+	"content" TEXT,  /* String */
+	"token_count" INT,  /* i32 */
+	"char_start" INT,  /* i32 */
+	"char_end" INT,  /* i32 */
+	"table_piece" bool,  /* bool */
+	"overlap" bool,  /* bool */
+	"split" bool,  /* bool */
+	"sizer" TEXT,  /* & '_ str */
+	"chunker" TEXT,  /* & '_ str */
+	"embedding" real[],  /* Vec < f32 > */
+	"passage_starts" INT[],  /* Vec < i32 > */
+	"passage_ends" INT[],  /* Vec < i32 > */
+	"passage_tokens" INT[],  /* Vec < i32 > */
+	"passage_embeddings" real[]  /* Vec < f32 > */
+)
+STABLE PARALLEL SAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'dof_chunk_passages_internal_wrapper';
+COMMENT ON FUNCTION dof_chunk_passages_internal(text, text, dof_collections, dof_models) IS 'Internal: chunks a document by its collection''s strategy, cuts the chunks into passages and embeds them with the model (one call); dof_index_document stores the rows';
+CREATE FUNCTION dof_passage_vector(vectors real[], passages integer, n integer) RETURNS vector
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN (vectors[(n - 1) * (cardinality(vectors) / passages) + 1 : n * (cardinality(vectors) / passages)])::vector;
+COMMENT ON FUNCTION dof_passage_vector(real[], integer, integer) IS 'Internal: the n-th of several vectors laid one after another in one array (how dof_chunk_passages_internal returns a chunk''s passage vectors)';
+DROP FUNCTION dof_nearest_internal(anyelement, integer, text, text, bigint);
+CREATE  FUNCTION "dof_nearest_passages_internal"(
+	"query" anyelement, /* AnyElement */
+	"dimension" INT, /* i32 */
+	"collection" TEXT, /* Option < String > */
+	"filter" TEXT, /* Option < String > */
+	"wanted" bigint /* i64 */
+) RETURNS TABLE (
+	"ids" bigint[],  /* :: std :: option :: Option < Vec < i64 > > */
+	"distances" double precision[]  /* :: std :: option :: Option < Vec < f64 > > */
+)
+STABLE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'dof_nearest_passages_internal_wrapper';
+COMMENT ON FUNCTION dof_nearest_passages_internal(anyelement, integer, text, text, bigint) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks by their best passage, ties by id), planned once per dimension and backend; used by dof_vector_search';
+COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks, each by its nearest passage''s cosine distance (dof_passages; HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query';
+COMMENT ON FUNCTION dof_vector_index(integer) IS 'Creates (if missing) the HNSW cosine index of one embedding dimension on dof_passages: a partial expression index on embedding::halfvec(dimension) (the vector leg re-ranks its candidates by the float distance); returns its name';
+
 CREATE OR REPLACE FUNCTION dof_index_document(doc_id bigint) RETURNS integer
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
@@ -40,16 +142,27 @@ BEGIN
     END IF;
     SELECT * INTO coll FROM dof_collections WHERE name = doc.collection;
     model_row := dof_model(coll.model);
-    DELETE FROM dof_chunks WHERE document_id = doc_id;
-    INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
-                            char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
-                            model, chunker_version, sizer, chunker)
-    SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
-           c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, c.embedding,
-           dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content, doc.metadata),
-           model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker
-    FROM dof_chunk_embed_internal(doc.body, doc.pattern, coll, model_row) c;
-    GET DIAGNOSTICS stored = ROW_COUNT;
+    DELETE FROM dof_chunks WHERE document_id = doc_id;  -- and their passages (ON DELETE CASCADE)
+    WITH built AS MATERIALIZED (
+        SELECT * FROM dof_chunk_passages_internal(doc.body, doc.pattern, coll, model_row)
+    ), chunks AS (
+        INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
+                                char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
+                                model, chunker_version, sizer, chunker)
+        SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
+               c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, c.embedding,
+               dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content, doc.metadata),
+               model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker
+        FROM built c
+        RETURNING id, chunk_index
+    ), passages AS (
+        INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
+        SELECT s.id, p.n - 1, p.char_start, p.char_end, p.token_count,
+               dof_passage_vector(b.passage_embeddings, cardinality(b.passage_starts), p.n::integer)
+        FROM chunks s JOIN built b ON b.chunk_index = s.chunk_index,
+             unnest(b.passage_starts, b.passage_ends, b.passage_tokens) WITH ORDINALITY AS p(char_start, char_end, token_count, n)
+    )
+    SELECT count(*) INTO stored FROM chunks;
     RETURN stored;
 END
 $$;
@@ -143,7 +256,8 @@ BEGIN
 END
 $$;
 
--- A rebalance sends a document still waiting in the queue without its stale chunks.
+-- A rebalance sends a document still waiting in the queue without its stale chunks, and
+-- every chunk's passages with it (dof_shard_import stores them).
 CREATE OR REPLACE FUNCTION dof_shard_export_misplaced(shards integer, batch_size integer)
     RETURNS TABLE (collection text, source_id text, document jsonb, chunks jsonb)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
@@ -160,7 +274,11 @@ BEGIN
            -- a document waiting in the queue (or failed there) has the chunks of a body it
            -- no longer has: sent without them, its new owner indexes it
            CASE WHEN EXISTS (SELECT 1 FROM dof_queue q WHERE q.document_id = d.id AND q.status <> 'done') THEN '[]'
-                ELSE coalesce((SELECT jsonb_agg(to_jsonb(c) - 'id' - 'document_id' ORDER BY c.chunk_index)
+                ELSE coalesce((SELECT jsonb_agg(to_jsonb(c) - 'id' - 'document_id'
+                                                || jsonb_build_object('passages',
+                                                       (SELECT jsonb_agg(to_jsonb(p) - 'chunk_id' ORDER BY p.passage)
+                                                        FROM dof_passages p WHERE p.chunk_id = c.id))
+                                                ORDER BY c.chunk_index)
                                FROM dof_chunks c WHERE c.document_id = d.id), '[]') END
     FROM dof_documents d
     WHERE abs(hashtext(d.source_id) % shards) <> here
@@ -408,7 +526,7 @@ COMMENT ON VIEW dof_token_stats IS 'Tokens per chunk by pattern and collection (
 
 -- The chunkers' descriptions name what they do, not the documents they came from; the
 -- indexing function is the one that builds chunks, not their only writer.
-COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks (the one function that builds them; dof_shard_import copies a shard''s): chunk by the collection''s strategy, embed, store; returns the number of chunks';
+COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks and their passages (the one function that builds them; dof_shard_import copies a shard''s): chunk by the collection''s strategy, embed, store; returns the number of chunks';
 COMMENT ON FUNCTION dof_classify(text, integer, double precision, integer, integer, integer) IS
     'Structural pattern of a markdown document: small, h2_compound, bold_headers, plain_text or giant_table (the classification rules of dof_classify_features; thresholds are parameters)';
 COMMENT ON FUNCTION dof_chunk_semantic(text, text, double precision, integer, integer, integer, integer, text, text) IS
@@ -461,7 +579,7 @@ $$;
 CREATE OR REPLACE FUNCTION dof_vector_index(dimension integer) RETURNS text
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
-    index_name text := 'dof_chunks_embedding_' || dimension;
+    index_name text := 'dof_passages_embedding_' || dimension;
 BEGIN
     IF dimension IS NULL OR dimension < 1 OR dimension > dof_hnsw_max_dimensions() THEN
         RAISE EXCEPTION 'HNSW indexes vectors of 1 to % dimensions (as halfvec), got %', dof_hnsw_max_dimensions(),
@@ -472,7 +590,7 @@ BEGIN
     IF to_regclass(index_name) IS NOT NULL THEN
         RETURN index_name;
     END IF;
-    EXECUTE format('CREATE INDEX %I ON dof_chunks USING hnsw ((embedding::halfvec(%s)) halfvec_cosine_ops) '
+    EXECUTE format('CREATE INDEX %I ON dof_passages USING hnsw ((embedding::halfvec(%s)) halfvec_cosine_ops) '
                    'WITH (m = 16, ef_construction = 256) WHERE vector_dims(embedding) = %s',
                    index_name, dimension, dimension);
     RETURN index_name;
@@ -490,14 +608,17 @@ BEGIN
             PERFORM dof_vector_index(NEW.dimension);
         EXCEPTION WHEN insufficient_privilege THEN
             RAISE WARNING 'no HNSW index for % dimensions yet: searches with model "%" scan every chunk of that dimension', NEW.dimension, NEW.name
-                USING HINT = format('the owner of dof_chunks can run SELECT dof_vector_index(%s)', NEW.dimension);
+                USING HINT = format('the owner of dof_passages can run SELECT dof_vector_index(%s)', NEW.dimension);
         END;
     END IF;
     RETURN NULL;
 END
 $$;
+-- the passages' HNSW index of every registered model's dimension (dof_vector_index above)
+SELECT dof_vector_index(m.dimension) FROM (SELECT DISTINCT dimension FROM dof_models WHERE dimension <= dof_hnsw_max_dimensions()) m;
 
--- The vector leg's comment names its Rust file as renamed (src/api/vector_search.rs).
+-- The vector leg's comment names its Rust file as renamed (src/api/vector_search.rs), and
+-- the leg ranks chunks by their passages (dof_nearest_passages_internal, above).
 CREATE OR REPLACE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                   filter jsonb DEFAULT NULL, query_embedding vector DEFAULT NULL)
     RETURNS TABLE (chunk_id bigint, distance double precision, rank integer)
@@ -523,7 +644,7 @@ BEGIN
         RAISE EXCEPTION 'query_embedding has no direction (its norm is 0)'
             USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero vector, e.g. dof_embed_query(query)';
     END IF;
-    -- The index query is dof_nearest_internal's (src/api/vector_search.rs): the HNSW index of
+    -- The index query is dof_nearest_passages_internal's (src/api/vector_search.rs): the HNSW index of
     -- a dimension is a partial expression index (dof_vector_index), so the query names the
     -- dimension as a literal, and its plan is kept per dimension. Ties by id, also at the
     -- k-th place: the index gives 10 more than k in its own order (near-duplicate
@@ -542,11 +663,11 @@ BEGIN
     -- 120,689 chunks (bench/scripts/vector_grid.sh). A short tie margin alone is no reason
     -- to go on: a collection smaller than k + 10 would walk the whole index every time.
     SELECT n.ids, n.distances INTO ids, distances
-    FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
+    FROM dof_nearest_passages_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
     IF coalesce(cardinality(ids), 0) < k THEN
         PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', true);  -- until this function returns
         SELECT n.ids, n.distances INTO ids, distances
-        FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
+        FROM dof_nearest_passages_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
     END IF;
     RETURN QUERY SELECT u.id, u.distance, u.rank::integer
                  FROM unnest(ids, distances) WITH ORDINALITY AS u(id, distance, rank)
@@ -808,6 +929,60 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dof_shard_prepare(text, text, integer, integer, integer, boolean, text, text) IS 'For a coordinator: checks the search''s arguments as one server does, then the query''s lexemes, this shard''s BM25 statistics for them, its pg_dof version and number, and the query''s embedding on the shard numbered embed_shard';
+
+-- A document moved between shards keeps its chunks' passages (a 0.2.0 shard's chunk is
+-- its own one passage).
+CREATE OR REPLACE FUNCTION dof_shard_import(collection text, source_id text, document jsonb, chunks jsonb) RETURNS text
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+    existing dof_documents;
+    doc dof_documents := jsonb_populate_record(NULL::dof_documents, document);
+    new_id bigint;
+    checking text := current_setting('check_function_bodies');
+BEGIN
+    SELECT * INTO existing FROM dof_documents d WHERE d.collection = dof_shard_import.collection AND d.source_id = dof_shard_import.source_id;
+    IF FOUND AND existing.body = doc.body AND existing.metadata = doc.metadata AND existing.title IS NOT DISTINCT FROM doc.title THEN
+        RETURN 'unchanged';
+    END IF;
+    IF jsonb_array_length(coalesce(chunks, '[]')) = 0 THEN
+        PERFORM dof_put_document(collection, source_id, doc.title, doc.body, doc.metadata);
+        RETURN 'indexed';
+    END IF;
+    DELETE FROM dof_documents d WHERE d.id = existing.id;
+    PERFORM set_config('check_function_bodies', 'off', true);  -- dof_restoring(): stored as given
+    INSERT INTO dof_documents (collection, source_id, title, body, metadata, pattern, created_at, updated_at)
+    VALUES (collection, source_id, doc.title, doc.body, doc.metadata, doc.pattern, doc.created_at, doc.updated_at)
+    RETURNING id INTO new_id;
+    PERFORM set_config('check_function_bodies', checking, true);
+    WITH given AS MATERIALIZED (
+        SELECT c.*, g.value -> 'passages' AS passages
+        FROM jsonb_array_elements(chunks) AS g(value), jsonb_populate_record(NULL::dof_chunks, g.value) c
+    ), stored AS (
+        INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
+                                char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
+                                model, chunker_version, sizer, chunker)
+        SELECT new_id, c.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
+               c.char_start, c.char_end, c.table_piece, c.overlap, c.split, c.metadata, c.embedding, c.tsv,
+               c.model, c.chunker_version, c.sizer, c.chunker
+        FROM given c
+        RETURNING id, chunk_index
+    )
+    -- the passages as given; a chunk from a shard that stores none (0.2.0) is its own one
+    -- passage, as the update to 0.3.0 makes it
+    INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
+    SELECT s.id, p.passage, p.char_start, p.char_end, p.token_count, p.embedding
+    FROM stored s JOIN given g ON g.chunk_index = s.chunk_index,
+         jsonb_populate_recordset(NULL::dof_passages, g.passages) p
+    WHERE jsonb_typeof(g.passages) = 'array'
+    UNION ALL
+    SELECT s.id, 0, 0, char_length(g.content), g.token_count, g.embedding
+    FROM stored s JOIN given g ON g.chunk_index = s.chunk_index
+    WHERE jsonb_typeof(g.passages) IS DISTINCT FROM 'array' AND g.embedding IS NOT NULL;
+    RETURN 'moved';
+END
+$$;
+COMMENT ON FUNCTION dof_shard_export_misplaced(integer, integer) IS 'For a coordinator''s rebalance: a batch of the documents here that belong to another shard of a cluster of shards shards, with their chunks, passages and vectors as JSON';
+COMMENT ON FUNCTION dof_shard_import(text, text, jsonb, jsonb) IS 'For a coordinator''s rebalance: stores a document moved from another shard with its chunks, passages and vectors as given (nothing re-embedded); moved, indexed or unchanged';
 
 -- Evaluation in SQL: dof_evaluate scores search methods on a user's own questions.
 CREATE FUNCTION dof_evaluate(questions text, collection text DEFAULT NULL, k integer DEFAULT 10,

@@ -161,7 +161,7 @@ END;
 
 -- Moving documents when shards are added (the coordinator's dof_cluster_rebalance): the
 -- documents here that belong to another shard once the cluster has `shards` shards, each
--- with its chunks (vectors included) as JSON, a batch at a time.
+-- with its chunks (vectors and passages included) as JSON, a batch at a time.
 CREATE FUNCTION dof_shard_export_misplaced(shards integer, batch_size integer)
     RETURNS TABLE (collection text, source_id text, document jsonb, chunks jsonb)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
@@ -178,7 +178,11 @@ BEGIN
            -- a document waiting in the queue (or failed there) has the chunks of a body it
            -- no longer has: sent without them, its new owner indexes it
            CASE WHEN EXISTS (SELECT 1 FROM dof_queue q WHERE q.document_id = d.id AND q.status <> 'done') THEN '[]'
-                ELSE coalesce((SELECT jsonb_agg(to_jsonb(c) - 'id' - 'document_id' ORDER BY c.chunk_index)
+                ELSE coalesce((SELECT jsonb_agg(to_jsonb(c) - 'id' - 'document_id'
+                                                || jsonb_build_object('passages',
+                                                       (SELECT jsonb_agg(to_jsonb(p) - 'chunk_id' ORDER BY p.passage)
+                                                        FROM dof_passages p WHERE p.chunk_id = c.id))
+                                                ORDER BY c.chunk_index)
                                FROM dof_chunks c WHERE c.document_id = d.id), '[]') END
     FROM dof_documents d
     WHERE abs(hashtext(d.source_id) % shards) <> here
@@ -187,8 +191,8 @@ BEGIN
 END
 $$;
 
--- Stores a document moved from another shard as it was there: its chunks and vectors as
--- given, nothing re-embedded (the triggers' restore path, as pg_restore does). A document
+-- Stores a document moved from another shard as it was there: its chunks, passages and
+-- vectors as given, nothing re-embedded (the triggers' restore path, as pg_restore does). A document
 -- that was not indexed yet (no chunks) goes through dof_put_document instead. Returns
 -- 'moved', 'indexed' or 'unchanged' (the same content is already here: a retried move).
 CREATE FUNCTION dof_shard_import(collection text, source_id text, document jsonb, chunks jsonb) RETURNS text
@@ -213,13 +217,30 @@ BEGIN
     VALUES (collection, source_id, doc.title, doc.body, doc.metadata, doc.pattern, doc.created_at, doc.updated_at)
     RETURNING id INTO new_id;
     PERFORM set_config('check_function_bodies', checking, true);
-    INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
-                            char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
-                            model, chunker_version, sizer, chunker)
-    SELECT new_id, c.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
-           c.char_start, c.char_end, c.table_piece, c.overlap, c.split, c.metadata, c.embedding, c.tsv,
-           c.model, c.chunker_version, c.sizer, c.chunker
-    FROM jsonb_populate_recordset(NULL::dof_chunks, chunks) c;
+    WITH given AS MATERIALIZED (
+        SELECT c.*, g.value -> 'passages' AS passages
+        FROM jsonb_array_elements(chunks) AS g(value), jsonb_populate_record(NULL::dof_chunks, g.value) c
+    ), stored AS (
+        INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
+                                char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
+                                model, chunker_version, sizer, chunker)
+        SELECT new_id, c.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
+               c.char_start, c.char_end, c.table_piece, c.overlap, c.split, c.metadata, c.embedding, c.tsv,
+               c.model, c.chunker_version, c.sizer, c.chunker
+        FROM given c
+        RETURNING id, chunk_index
+    )
+    -- the passages as given; a chunk from a shard that stores none (0.2.0) is its own one
+    -- passage, as the update to 0.3.0 makes it
+    INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
+    SELECT s.id, p.passage, p.char_start, p.char_end, p.token_count, p.embedding
+    FROM stored s JOIN given g ON g.chunk_index = s.chunk_index,
+         jsonb_populate_recordset(NULL::dof_passages, g.passages) p
+    WHERE jsonb_typeof(g.passages) = 'array'
+    UNION ALL
+    SELECT s.id, 0, 0, char_length(g.content), g.token_count, g.embedding
+    FROM stored s JOIN given g ON g.chunk_index = s.chunk_index
+    WHERE jsonb_typeof(g.passages) IS DISTINCT FROM 'array' AND g.embedding IS NOT NULL;
     RETURN 'moved';
 END
 $$;
@@ -287,6 +308,6 @@ COMMENT ON FUNCTION dof_shard_legs(text, integer, text, jsonb, vector, text, tex
 COMMENT ON FUNCTION dof_shard_chunks(bigint[], boolean) IS 'For a coordinator: the chunks of ids this shard holds, with document and source, content when asked';
 COMMENT ON FUNCTION dof_shard_status() IS 'This shard''s number, pg_dof version, documents, chunks, queued and failed documents';
 COMMENT ON FUNCTION dof_shard_execute(text) IS 'Runs one SQL command as the caller (a coordinator''s dof_cluster_execute); EXECUTE is not granted to PUBLIC';
-COMMENT ON FUNCTION dof_shard_export_misplaced(integer, integer) IS 'For a coordinator''s rebalance: a batch of the documents here that belong to another shard of a cluster of shards shards, with their chunks and vectors as JSON';
-COMMENT ON FUNCTION dof_shard_import(text, text, jsonb, jsonb) IS 'For a coordinator''s rebalance: stores a document moved from another shard with its chunks and vectors as given (nothing re-embedded); moved, indexed or unchanged';
+COMMENT ON FUNCTION dof_shard_export_misplaced(integer, integer) IS 'For a coordinator''s rebalance: a batch of the documents here that belong to another shard of a cluster of shards shards, with their chunks, passages and vectors as JSON';
+COMMENT ON FUNCTION dof_shard_import(text, text, jsonb, jsonb) IS 'For a coordinator''s rebalance: stores a document moved from another shard with its chunks, passages and vectors as given (nothing re-embedded); moved, indexed or unchanged';
 COMMENT ON FUNCTION dof_shard_forget(integer, text[], text[]) IS 'For a coordinator''s rebalance: deletes the named documents that do not belong here (never one that does); returns how many';

@@ -1,8 +1,8 @@
--- Search, vector leg: the k nearest chunks by cosine distance (HNSW). Runs as its caller,
--- so row-level security on dof_chunks applies.
+-- Search, vector leg: the k nearest chunks by their nearest passage's cosine distance
+-- (HNSW on dof_passages). Runs as its caller, so row-level security on dof_chunks applies.
 
--- Vector leg: chunk ids by cosine distance, among the chunks whose embedding has the query
--- vector's dimension. A walk that a filter starves goes on with hnsw.iterative_scan, so
+-- Vector leg: chunk ids by their best passage's cosine distance, among the chunks whose
+-- passages' vectors have the query vector's dimension. A walk that a filter starves goes on with hnsw.iterative_scan, so
 -- filtering does not shorten the result. ef_search 400 was chosen by recall against exact
 -- search (bench/scripts/store_search.sh and vector_grid.sh; docs/measurements.md
 -- has the figures). To trade recall for speed:
@@ -32,7 +32,7 @@ BEGIN
         RAISE EXCEPTION 'query_embedding has no direction (its norm is 0)'
             USING ERRCODE = 'invalid_parameter_value', HINT = 'pass a non-zero vector, e.g. dof_embed_query(query)';
     END IF;
-    -- The index query is dof_nearest_internal's (src/api/vector_search.rs): the HNSW index of
+    -- The index query is dof_nearest_passages_internal's (src/api/vector_search.rs): the HNSW index of
     -- a dimension is a partial expression index (dof_vector_index), so the query names the
     -- dimension as a literal, and its plan is kept per dimension. Ties by id, also at the
     -- k-th place: the index gives 10 more than k in its own order (near-duplicate
@@ -51,11 +51,11 @@ BEGIN
     -- 120,689 chunks (bench/scripts/vector_grid.sh). A short tie margin alone is no reason
     -- to go on: a collection smaller than k + 10 would walk the whole index every time.
     SELECT n.ids, n.distances INTO ids, distances
-    FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
+    FROM dof_nearest_passages_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
     IF coalesce(cardinality(ids), 0) < k THEN
         PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', true);  -- until this function returns
         SELECT n.ids, n.distances INTO ids, distances
-        FROM dof_nearest_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
+        FROM dof_nearest_passages_internal(query_vector, vector_dims(query_vector), dof_vector_search.collection, filter::text, wanted) n;
     END IF;
     RETURN QUERY SELECT u.id, u.distance, u.rank::integer
                  FROM unnest(ids, distances) WITH ORDINALITY AS u(id, distance, rank)
@@ -63,5 +63,5 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks by cosine distance (HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query';
-COMMENT ON FUNCTION dof_nearest_internal(anyelement, integer, text, text, bigint) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks, ties by id), planned once per dimension and backend; used by dof_vector_search';
+COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks, each by its nearest passage''s cosine distance (dof_passages; HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query';
+COMMENT ON FUNCTION dof_nearest_passages_internal(anyelement, integer, text, text, bigint) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks by their best passage, ties by id), planned once per dimension and backend; used by dof_vector_search';

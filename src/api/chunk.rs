@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use dof_core::chunk::measure::ChunkSizer;
+use dof_core::chunk::passages::{passages, Passage};
 use dof_core::chunk::strategies::{SentenceEmbedder, Settings};
 use dof_core::chunk::{chunk_document_using, CharacterSizer, Chunk, ChunkError, ChunkOptions, MIN_MAX_TOKENS};
 use dof_core::classify::Pattern;
@@ -91,11 +93,31 @@ pub(crate) fn chunk_by_model(doc: &str, options: &ChunkOptions, model: Option<(&
     let Some((spec, names_tokenizer)) = model else {
         return chunk_with(doc, options, None, None);
     };
-    let tokenizer = match spec.kind {
+    chunk_with(doc, options, sizing_tokenizer(spec, names_tokenizer), Some(spec))
+}
+
+/// The tokenizer that sizes chunks for a model: an ONNX model's own, a hash model's only when
+/// its row names one (`names_tokenizer`); `None` counts characters.
+fn sizing_tokenizer(spec: &ModelSpec, names_tokenizer: bool) -> Option<&std::path::Path> {
+    match spec.kind {
         ModelKind::Onnx => Some(spec.tokenizer_file.as_path()),
         ModelKind::Hash => names_tokenizer.then_some(spec.tokenizer_file.as_path()),
+    }
+}
+
+/// Each chunk's passages (dof_core::chunk::passages) of at most `passage_tokens` tokens,
+/// sized as the model sizes its chunks, cancellable.
+pub(crate) fn passages_by_model(chunks: &[Chunk], passage_tokens: usize, spec: &ModelSpec, names_tokenizer: bool) -> Vec<Vec<Passage>> {
+    let check_interrupts = &|| {
+        pgrx::check_for_interrupts!();
     };
-    chunk_with(doc, options, tokenizer, Some(spec))
+    let cut =
+        |sizer: &dyn ChunkSizer| chunks.iter().map(|c| passages(c, passage_tokens, sizer, check_interrupts)).collect::<Result<Vec<_>, _>>();
+    let result = match sizing_tokenizer(spec, names_tokenizer) {
+        None => cut(&CharacterSizer),
+        Some(path) => cut(tokenizer_at(path).as_ref()),
+    };
+    result.unwrap_or_else(|error| raise_chunk_error(error))
 }
 
 pub(crate) fn chunk_options(

@@ -54,7 +54,7 @@ pgrx::extension_sql_file!(
 pgrx::extension_sql_file!(
     "../../sql/index_document.sql",
     name = "index_document",
-    requires = ["tables", "chunk", "embed", chunk::dof_chunker_version, index_document::dof_chunk_embed_internal]
+    requires = ["tables", "chunk", "embed", chunk::dof_chunker_version, index_document::dof_chunk_passages_internal]
 );
 pgrx::extension_sql_file!("../../sql/restore.sql", name = "restore", requires = ["tables"]);
 pgrx::extension_sql_file!(
@@ -67,7 +67,7 @@ pgrx::extension_sql_file!("../../sql/queue.sql", name = "queue", requires = ["in
 pgrx::extension_sql_file!(
     "../../sql/vector_search.sql",
     name = "vector_search",
-    requires = ["index_document", vector_search::dof_nearest_internal]
+    requires = ["index_document", vector_search::dof_nearest_passages_internal]
 );
 pgrx::extension_sql_file!(
     "../../sql/text_search.sql",

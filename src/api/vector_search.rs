@@ -21,9 +21,9 @@ use pgrx::{AnyElement, PgSqlErrorCode};
 use super::errors::{raise, raise_invalid_parameter};
 
 thread_local! {
-    /// Prepared statements by (dimension, the query vector's type): a backend runs one
-    /// thread, so this is per backend.
-    static PLANS: RefCell<HashMap<(i32, pg_sys::Oid), OwnedPreparedStatement>> = RefCell::new(HashMap::new());
+    /// Prepared statements by (the SQL function's name, dimension, the query vector's type):
+    /// a backend runs one thread, so this is per backend.
+    static PLANS: RefCell<HashMap<(&'static str, i32, pg_sys::Oid), OwnedPreparedStatement>> = RefCell::new(HashMap::new());
 }
 
 /// HNSW indexes halfvec up to this many dimensions (pgvector's limit for halfvec): the one
@@ -37,53 +37,92 @@ fn dof_hnsw_max_dimensions() -> i32 {
     MAX_INDEXED_DIMENSIONS
 }
 
+/// The order a dimension's index walks: its halfvec copy, or the float vectors where no
+/// index can hold the dimension.
+pub(super) fn index_order(dimension: i32) -> &'static str {
+    if dimension <= MAX_INDEXED_DIMENSIONS {
+        "halfvec"
+    } else {
+        "vector"
+    }
+}
+
+/// Passages the index query reads per chunk it returns: a chunk's best passage is among
+/// its first few, and 4 x 100 (the least `wanted`) is hnsw.ef_search's 400, one graph walk.
+const PASSAGES_PER_CHUNK: i64 = 4;
+
 /// The index query of one dimension: ids and cosine distances of the `$4` nearest chunks
 /// of collection `$2` (NULL: any) whose metadata contains `$3` (jsonb as text, NULL: any),
-/// ordered by (distance, id). The index walks its halfvec copy of the vectors; the `$4`
-/// chunks it yields are re-ranked by their stored float vectors' distance, which is also
-/// the distance returned (a 16-bit copy would order near-equal chunks by rounding). A
-/// dimension no index can hold is scanned in float order: exact.
+/// ordered by (distance, id). A chunk's distance is its nearest passage's (dof_passages):
+/// the index walks its halfvec copy of the passages' vectors, the passages it yields are
+/// re-ranked by their stored float vectors' distance (a 16-bit copy would order near-equal
+/// chunks by rounding), and each chunk keeps its best. A dimension no index can hold is
+/// scanned in float order: exact. The join to dof_chunks applies the caller's row-level
+/// security and the filters.
 fn statement(dimension: i32) -> String {
-    let order = if dimension <= MAX_INDEXED_DIMENSIONS { "halfvec" } else { "vector" };
+    let order = index_order(dimension);
     format!(
-        "SELECT array_agg(hits.id ORDER BY hits.distance, hits.id), array_agg(hits.distance ORDER BY hits.distance, hits.id)
-         FROM (SELECT c.id, (c.embedding::vector({dimension}) <=> $1::vector({dimension}))::double precision AS distance
-               FROM dof_chunks c
-               WHERE vector_dims(c.embedding) = {dimension}
-                 AND ($2 IS NULL OR c.collection = $2)
-                 AND ($3 IS NULL OR c.metadata @> $3::jsonb)
-               ORDER BY c.embedding::{order}({dimension}) <=> $1::{order}({dimension})
-               LIMIT $4) hits"
+        "SELECT array_agg(best.id ORDER BY best.distance, best.id), array_agg(best.distance ORDER BY best.distance, best.id)
+         FROM (SELECT hits.chunk_id AS id, min(hits.distance) AS distance
+               FROM (SELECT p.chunk_id, (p.embedding::vector({dimension}) <=> $1::vector({dimension}))::double precision AS distance
+                     FROM dof_passages p JOIN dof_chunks c ON c.id = p.chunk_id
+                     WHERE vector_dims(p.embedding) = {dimension}
+                       AND ($2 IS NULL OR c.collection = $2)
+                       AND ($3 IS NULL OR c.metadata @> $3::jsonb)
+                     ORDER BY p.embedding::{order}({dimension}) <=> $1::{order}({dimension})
+                     LIMIT $4 * {PASSAGES_PER_CHUNK}) hits
+               GROUP BY hits.chunk_id
+               ORDER BY 2, 1
+               LIMIT $4) best"
     )
+}
+
+/// The index query of one dimension, named by the SQL function that runs it.
+pub(super) struct Statement {
+    pub function: &'static str,
+    pub text: fn(i32) -> String,
 }
 
 /// Internal: the `wanted` nearest chunks to `query` (a vector of `dimension` elements) in
 /// `collection` (NULL: all) with metadata containing `filter` (jsonb's text, NULL: any:
-/// pgrx's JsonB goes through serde_json's numbers, which would round 0.1000…01), through the
-/// dimension's HNSW index with the caller's `hnsw.*` settings; one row of ids and distances
-/// in (distance, id) order (NULL arrays when none). `dof_vector_search` checks the
-/// arguments.
+/// pgrx's JsonB goes through serde_json's numbers, which would round 0.1000…01), each by
+/// its nearest passage, through the dimension's HNSW index on dof_passages with the
+/// caller's `hnsw.*` settings; one row of ids and distances in (distance, id) order (NULL
+/// arrays when none). `dof_vector_search` checks the arguments.
 #[pg_extern(stable)]
 #[allow(clippy::type_complexity)] // pgrx reads the columns' names from the signature
-fn dof_nearest_internal(
+fn dof_nearest_passages_internal(
     query: AnyElement,
     dimension: i32,
     collection: Option<String>,
     filter: Option<String>,
     wanted: i64,
 ) -> TableIterator<'static, (name!(ids, Option<Vec<i64>>), name!(distances, Option<Vec<f64>>))> {
+    let passages = Statement { function: "dof_nearest_passages_internal", text: statement };
+    TableIterator::once(nearest(&passages, query, dimension, collection, filter, wanted))
+}
+
+/// Runs the prepared `statement` of `dimension` (prepared on its first use in this backend).
+pub(super) fn nearest(
+    statement: &Statement,
+    query: AnyElement,
+    dimension: i32,
+    collection: Option<String>,
+    filter: Option<String>,
+    wanted: i64,
+) -> (Option<Vec<i64>>, Option<Vec<f64>>) {
     if !(1..=16000).contains(&dimension) {
         raise_invalid_parameter("a vector has 1 to 16000 dimensions");
     }
     let vector_type = query.oid();
-    let row = Spi::connect(|client| {
+    Spi::connect(|client| {
         PLANS.with(|plans| {
             let mut plans = plans.borrow_mut();
-            let prepared = match plans.entry((dimension, vector_type)) {
+            let prepared = match plans.entry((statement.function, dimension, vector_type)) {
                 Entry::Occupied(kept) => kept.into_mut(),
                 Entry::Vacant(slot) => {
                     let types = [vector_type.into(), pg_sys::TEXTOID.into(), pg_sys::TEXTOID.into(), pg_sys::INT8OID.into()];
-                    slot.insert(client.prepare(&statement(dimension), &types)?.keep())
+                    slot.insert(client.prepare(&(statement.text)(dimension), &types)?.keep())
                 }
             };
             // SAFETY: the datum is the caller's argument of type vector_type, alive for this call
@@ -95,6 +134,5 @@ fn dof_nearest_internal(
     })
     // an ERROR in the index scan is PostgreSQL's own, with its SQLSTATE; an SpiError is
     // pgrx's (preparing the plan, a column of another type): a fault here, not the caller's
-    .unwrap_or_else(|e| raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("dof_nearest_internal: the index query failed: {e}"), None));
-    TableIterator::once(row)
+    .unwrap_or_else(|e| raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("{}: the index query failed: {e}", statement.function), None))
 }

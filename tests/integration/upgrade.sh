@@ -66,6 +66,9 @@ stats_wrong="WITH truth AS (SELECT c.collection, l.lexeme, count(*) AS n FROM do
 SELECT count(*) FROM truth t FULL JOIN kept k USING (collection, lexeme) WHERE t.n IS DISTINCT FROM k.n"
 check "$(q -c "$stats_wrong")" "0" "BM25 statistics built from the stored chunks are exact"
 check "$(q -c "$searches")" "$before_search" "the same searches give the same chunks after the update"
+check "$(q -c "SELECT count(*) FILTER (WHERE p.embedding = c.embedding AND p.char_end = char_length(c.content)) || '/' || count(*)
+                FROM dof_chunks c JOIN dof_passages p ON p.chunk_id = c.id")" "$(q -c "SELECT count(*) || '/' || count(*) FROM dof_chunks WHERE embedding IS NOT NULL")" \
+      "every stored chunk is its own one passage, with its vector, until it is indexed again"
 # the chunk over 510 tokens was embedded from its start only: the report says how many,
 # and re-indexing (dof_requeue, then the queue) embeds every token
 cut="$(q -c "SELECT sum(cut_embeddings) FROM dof_token_stats")"
@@ -74,9 +77,19 @@ q -c "SET client_min_messages = warning" -c "SELECT dof_requeue()" -c "CALL dof_
 check "$(q -c "SELECT sum(cut_embeddings) || '/' || (SELECT count(*) FROM dof_queue WHERE status <> 'done')  FROM dof_token_stats")" "0/0" \
       "after dof_requeue and the queue, none (every document indexed again)"
 check "$(q -c "SELECT pg_relation_filenode('dof_chunks')")" "$filenode_before" "dof_chunks is not rewritten (embedding loses its vector(384) modifier in place)"
-check "$(q -c "SELECT string_agg(indexname || ' ' || (indexdef LIKE '%(embedding)::halfvec(384)) halfvec_cosine_ops%'), ',' ORDER BY indexname)
-                FROM pg_indexes WHERE tablename = 'dof_chunks' AND indexdef LIKE '%hnsw%'")" \
-      "dof_chunks_embedding_384 true" "the HNSW index is the per-dimension one, on halfvec"
+check "$(q -c "SELECT string_agg(tablename || '.' || indexname || ' ' || (indexdef LIKE '%(embedding)::halfvec(384)) halfvec_cosine_ops%'), ',' ORDER BY indexname)
+                FROM pg_indexes WHERE tablename IN ('dof_chunks', 'dof_passages') AND indexdef LIKE '%hnsw%'")" \
+      "dof_passages.dof_passages_embedding_384 true" "the HNSW index is the per-dimension one of the passages, on halfvec"
+# (0.1.0's default collection is late-chunked: one passage per chunk, its late vector)
+check "$(q -c "WITH p AS (SELECT c.id, k.late_chunking, count(p.chunk_id) AS passages,
+                                 count(*) FILTER (WHERE p.token_count > k.passage_tokens) AS over
+                          FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection
+                          LEFT JOIN dof_passages p ON p.chunk_id = c.id GROUP BY c.id, k.late_chunking)
+                SELECT count(*) FILTER (WHERE NOT late_chunking AND over > 0) || '/' || count(*) FILTER (WHERE passages = 0)
+                       || '/' || count(*) FILTER (WHERE late_chunking AND passages <> 1)
+                       || '/' || (bool_and(late_chunking) OR sum(passages) FILTER (WHERE NOT late_chunking) > count(*) FILTER (WHERE NOT late_chunking))
+                FROM p")" "0/0/0/true" \
+      "indexed again, chunks are cut into passages: none over passage_tokens, no chunk without one, one per late-chunked chunk, more passages than chunks otherwise"
 builtin_models="SELECT string_agg(concat_ws(':', name, kind, model_file, tokenizer_file, dimension, revision, is_default), ' ' ORDER BY name)
   FROM dof_models WHERE builtin"
 upgraded_models="$(q -c "$builtin_models")"

@@ -14,6 +14,7 @@ pub mod invariants;
 pub mod measure;
 pub mod overlap;
 pub mod pack;
+pub mod passages;
 pub mod sentences;
 pub mod strategies;
 

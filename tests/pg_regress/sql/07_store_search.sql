@@ -69,23 +69,26 @@ FROM answers ORDER BY dedup;
 DELETE FROM dof_documents WHERE collection = 'sections';
 DELETE FROM dof_collections WHERE name = 'sections';
 
--- The vector leg's k ids for a query vector in a collection, and exact search's (a scan,
--- ties by id), for the checks below.
+-- The vector leg's k ids for a query vector in a collection, and exact search's (a scan of
+-- the passages, a chunk by its best, ties by id), for the checks below.
 CREATE FUNCTION pg_temp.leg_and_exact(collection text, query vector, k integer) RETURNS TABLE (leg bigint[], exact bigint[])
 LANGUAGE sql AS $$
   SELECT (SELECT array_agg(v.chunk_id ORDER BY v.rank) FROM dof_vector_search(NULL, k, collection, query_embedding => query) v),
-         (SELECT array_agg(e.id ORDER BY e.d, e.id) FROM (SELECT c.id, c.embedding <=> query AS d FROM dof_chunks c
-                                                         WHERE c.collection = leg_and_exact.collection ORDER BY 2, 1 LIMIT k) e)
+         (SELECT array_agg(e.id ORDER BY e.d, e.id)
+          FROM (SELECT c.id, min(p.embedding <=> query) AS d FROM dof_chunks c JOIN dof_passages p ON p.chunk_id = c.id
+                WHERE c.collection = leg_and_exact.collection GROUP BY c.id ORDER BY 2, 1 LIMIT k) e)
 $$;
--- A collection's chunks made one point in halfvec: the i-th of n chunks (by id) gets
--- [1, 0.5 + (n + 1 - i) x step, 0, ...], so the last inserted is nearest to [1, 0, ...]
--- (pg_temp.axis); returns how many distinct halfvec and float vectors it holds then.
+-- A collection's chunks (of one passage each) made one point in halfvec: the passage of the
+-- i-th of n chunks (by id) gets [1, 0.5 + (n + 1 - i) x step, 0, ...], so the last inserted
+-- is nearest to [1, 0, ...] (pg_temp.axis); returns how many distinct halfvec and float
+-- vectors it holds then.
 CREATE FUNCTION pg_temp.one_halfvec_point(collection text, dimension integer, step double precision)
 RETURNS TABLE (halfvec_points bigint, float_points bigint) LANGUAGE sql AS $$
-  UPDATE dof_chunks c SET embedding = (ARRAY[1, 0.5 + (r.total + 1 - r.n) * step] || array_fill(0, ARRAY[dimension - 2]))::real[]::vector
+  UPDATE dof_passages p SET embedding = (ARRAY[1, 0.5 + (r.total + 1 - r.n) * step] || array_fill(0, ARRAY[dimension - 2]))::real[]::vector
   FROM (SELECT id, row_number() OVER (ORDER BY id) AS n, count(*) OVER () AS total FROM dof_chunks
-        WHERE dof_chunks.collection = one_halfvec_point.collection) r WHERE c.id = r.id;
-  SELECT count(DISTINCT embedding::halfvec), count(DISTINCT embedding) FROM dof_chunks WHERE dof_chunks.collection = one_halfvec_point.collection;
+        WHERE dof_chunks.collection = one_halfvec_point.collection) r WHERE p.chunk_id = r.id;
+  SELECT count(DISTINCT p.embedding::halfvec), count(DISTINCT p.embedding)
+  FROM dof_passages p JOIN dof_chunks c ON c.id = p.chunk_id WHERE c.collection = one_halfvec_point.collection;
 $$;
 CREATE FUNCTION pg_temp.axis(dimension integer) RETURNS vector LANGUAGE sql
 RETURN (ARRAY[1] || array_fill(0, ARRAY[dimension - 1]))::real[]::vector;
@@ -108,11 +111,11 @@ JOIN dof_chunks c ON c.id = v.chunk_id;
 INSERT INTO dof_documents (collection, source_id, body, metadata) VALUES ('few', 'few-exact', 'Nota breve 4', '{"n": 0.1000000000000000000001}');
 SELECT count(*) AS exact_filter_matches FROM dof_vector_search('Nota breve', 5, 'few', '{"n": 0.1000000000000000000001}');
 RESET enable_seqscan;
--- the index query's plan is kept per dimension for the session (dof_nearest_internal): a
+-- the index query's plan is kept per dimension for the session (dof_nearest_passages_internal): a
 -- dropped index is not used by it (this search runs without), a rebuilt one is (the last
 -- search, sequential scans off)
 SELECT array_agg(v.chunk_id ORDER BY v.rank) AS before FROM dof_vector_search('Aviso idéntico de licitación', 5, 'ties') v \gset
-DROP INDEX dof_chunks_embedding_384;
+DROP INDEX dof_passages_embedding_384;
 SELECT array_agg(v.chunk_id ORDER BY v.rank) = :'before' AS same_without_the_index FROM dof_vector_search('Aviso idéntico de licitación', 5, 'ties') v;
 SELECT dof_vector_index(384) AS rebuilt;
 SET enable_seqscan = off;
@@ -121,11 +124,11 @@ RESET enable_seqscan;
 -- and the leg's query is one the index answers (its ORDER BY is the index's halfvec
 -- expression): the index's scan count grows by this search's walk
 SELECT pg_stat_force_next_flush();
-SELECT idx_scan AS scans_before FROM pg_stat_user_indexes WHERE indexrelname = 'dof_chunks_embedding_384' \gset
+SELECT idx_scan AS scans_before FROM pg_stat_user_indexes WHERE indexrelname = 'dof_passages_embedding_384' \gset
 SELECT count(*) AS found FROM dof_vector_search('Aviso idéntico de licitación', 5, 'ties');
 SELECT pg_stat_force_next_flush();
 SELECT pg_stat_clear_snapshot();
-SELECT idx_scan > :scans_before AS walked_the_index FROM pg_stat_user_indexes WHERE indexrelname = 'dof_chunks_embedding_384';
+SELECT idx_scan > :scans_before AS walked_the_index FROM pg_stat_user_indexes WHERE indexrelname = 'dof_passages_embedding_384';
 DELETE FROM dof_documents WHERE collection IN ('ties', 'few');
 DELETE FROM dof_collections WHERE name IN ('ties', 'few');
 -- halfvec rounding: 30 chunks whose vectors differ only below halfvec's precision are one
@@ -143,6 +146,49 @@ RESET enable_seqscan;
 DELETE FROM dof_documents WHERE collection = 'rounding';
 DELETE FROM dof_collections WHERE name = 'rounding';
 
+-- passages: a chunk over its collection's passage_tokens is cut into passages of at most
+-- that many tokens, each embedded by the real model; together they hold every word of the
+-- chunk (what is between them is blank), the chunk's vector is their mean, and the vector
+-- leg scores the chunk by its nearest passage
+INSERT INTO dof_collections (name, passage_tokens) VALUES ('passages', 40);
+INSERT INTO dof_documents (collection, source_id, body)
+SELECT 'passages', 'ley', string_agg(format('Artículo %s. %s', i, t), E'\n\n' ORDER BY i)
+FROM unnest(ARRAY['La Secretaría de Salud vigilará la aplicación de vacunas contra la influenza en los centros de salud del país.',
+                  'El Servicio de Administración Tributaria publicará el tipo de cambio del dólar cada día hábil en el Diario Oficial.',
+                  'Las concesiones de pesca en aguas de jurisdicción federal se otorgarán por un plazo de hasta veinte años.',
+                  'Los pedimentos de importación se presentarán en la aduana de entrada con la firma electrónica del agente aduanal.',
+                  'La Comisión Nacional del Agua fijará las cuotas por el uso de aguas nacionales en cada zona de disponibilidad.'])
+     WITH ORDINALITY AS a(t, i);
+SELECT count(DISTINCT c.id) AS chunks, count(*) > count(DISTINCT c.id) AS cut_into_passages,
+       max(p.token_count) <= 40 AS within_passage_tokens, bool_and(p.embedding IS NOT NULL) AS embedded
+FROM dof_chunks c JOIN dof_passages p ON p.chunk_id = c.id WHERE c.collection = 'passages';
+WITH spans AS (
+    SELECT c.content, p.char_start, p.char_end,
+           coalesce(lag(p.char_end) OVER (PARTITION BY c.id ORDER BY p.passage), 0) AS previous_end,
+           p.passage = max(p.passage) OVER (PARTITION BY c.id) AS last
+    FROM dof_chunks c JOIN dof_passages p ON p.chunk_id = c.id WHERE c.collection = 'passages')
+SELECT bool_and(char_start >= previous_end AND char_end > char_start) AS in_order,
+       bool_and(btrim(substr(content, previous_end + 1, char_start - previous_end), E' \n') = ''
+                AND (NOT last OR btrim(substr(content, char_end + 1), E' \n') = '')) AS only_blanks_between
+FROM spans;
+SELECT bool_and(c.embedding <=> (SELECT avg(p.embedding) FROM dof_passages p WHERE p.chunk_id = c.id) < 1e-5) AS chunk_vector_is_the_mean
+FROM dof_chunks c WHERE c.collection = 'passages';
+SELECT abs(v.distance - (SELECT min(p.embedding <=> dof_embed_query('¿cada cuánto se publica el tipo de cambio del dólar?'))
+                         FROM dof_passages p WHERE p.chunk_id = v.chunk_id)) < 1e-6 AS distance_is_the_best_passages,
+       (SELECT p.char_start FROM dof_passages p WHERE p.chunk_id = v.chunk_id
+        ORDER BY p.embedding <=> dof_embed_query('¿cada cuánto se publica el tipo de cambio del dólar?') LIMIT 1)
+       = (SELECT strpos(c.content, 'Artículo 2') - 1 FROM dof_chunks c WHERE c.id = v.chunk_id) AS best_passage_is_article_2
+FROM dof_vector_search('¿cada cuánto se publica el tipo de cambio del dólar?', 1, 'passages') v;
+-- a late-chunked collection keeps one passage per chunk, its late vector
+UPDATE dof_collections SET late_chunking = true WHERE name = 'passages';
+UPDATE dof_documents SET body = body || ' ' WHERE collection = 'passages';
+SELECT count(*) = count(DISTINCT c.id) AS one_passage_per_chunk, bool_and(p.embedding = c.embedding) AS the_chunks_vector
+FROM dof_chunks c JOIN dof_passages p ON p.chunk_id = c.id WHERE c.collection = 'passages';
+DELETE FROM dof_documents WHERE collection = 'passages';
+SELECT count(*) AS passages_left FROM dof_passages p WHERE NOT EXISTS (SELECT 1 FROM dof_chunks c WHERE c.id = p.chunk_id);
+DELETE FROM dof_collections WHERE name = 'passages';
+INSERT INTO dof_collections (name, passage_tokens) VALUES ('tiny-passages', 8);
+
 -- updating the body rebuilds the chunks; updating metadata only copies it; deleting removes them
 UPDATE dof_documents SET body = E'# Tipo de cambio\n\nNuevo aviso: 18.20 pesos por dólar.' WHERE source_id = 'banxico-1';
 SELECT c.content FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'banxico-1';
@@ -159,7 +205,7 @@ SELECT count(*) AS documents FROM dof_documents;
 -- a model of another dimension: registering it indexes its dimension, and its
 -- collection's chunks are stored and found by the vector leg through that index
 INSERT INTO dof_models (name, kind, dimension) VALUES ('hash-12', 'hash', 12);
-SELECT indexdef FROM pg_indexes WHERE indexname = 'dof_chunks_embedding_12';
+SELECT indexdef FROM pg_indexes WHERE indexname = 'dof_passages_embedding_12';
 INSERT INTO dof_collections (name, model) VALUES ('small-dims', 'hash-12');
 INSERT INTO dof_documents (collection, source_id, body) VALUES ('small-dims', 'y-1', 'Texto.');
 SELECT vector_dims(c.embedding), d.source_id
@@ -168,7 +214,7 @@ FROM dof_vector_search('Texto', 3, 'small-dims') v JOIN dof_chunks c ON c.id = v
 -- 4001-dimension one a notice, and its searches scan in float order: exact, also among
 -- 120 chunks that are one point in halfvec (more than the 100 a halfvec order would keep)
 INSERT INTO dof_models (name, kind, dimension) VALUES ('hash-3000', 'hash', 3000);
-SELECT count(*) AS index_of_3000 FROM pg_indexes WHERE indexname = 'dof_chunks_embedding_3000';
+SELECT count(*) AS index_of_3000 FROM pg_indexes WHERE indexname = 'dof_passages_embedding_3000';
 INSERT INTO dof_models (name, kind, dimension) VALUES ('hash-4001', 'hash', 4001);
 INSERT INTO dof_collections (name, model) VALUES ('wide-dims', 'hash-4001');
 INSERT INTO dof_documents (collection, source_id, body)
@@ -202,13 +248,19 @@ SELECT collection, pattern, over_limit FROM dof_token_stats ORDER BY collection,
 
 -- row-level security on dof_chunks is honoured: search runs as the caller
 CREATE ROLE dof_reader;
-GRANT SELECT ON dof_documents, dof_chunks, dof_collections, dof_models TO dof_reader;
+GRANT SELECT ON dof_documents, dof_chunks, dof_passages, dof_collections, dof_models TO dof_reader;
 ALTER TABLE dof_chunks ENABLE ROW LEVEL SECURITY;
 CREATE POLICY only_salud ON dof_chunks FOR SELECT TO dof_reader USING (metadata @> '{"dependencia": "SALUD"}');
 SET ROLE dof_reader;
 SELECT DISTINCT d.metadata->>'dependencia' AS visible
 FROM dof_hybrid_search('impuestos y tipo de cambio', k => 10) h JOIN dof_documents d ON d.id = h.document_id;
+-- and it reads the passages of the chunks it sees only
+SELECT count(DISTINCT p.chunk_id) = (SELECT count(*) FROM dof_chunks) AS passages_of_visible_chunks_only,
+       (SELECT count(*) FROM dof_chunks) > 0 AS sees_some
+FROM dof_passages p;
 RESET ROLE;
+SELECT count(DISTINCT chunk_id) > (SELECT count(*) FROM dof_chunks WHERE metadata @> '{"dependencia": "SALUD"}') AS owner_sees_every_passage
+FROM dof_passages;
 -- the report views read with the caller's rights: a role that sees only the 'later'
 -- collection's documents sees only its queue rows, errors and patterns (and only the
 -- chunks only_salud lets it see)
@@ -227,7 +279,7 @@ ALTER TABLE dof_documents DISABLE ROW LEVEL SECURITY;
 REVOKE ALL ON dof_queue, dof_queue_status, dof_queue_progress, dof_pattern_stats, dof_chunk_stats, dof_token_stats FROM dof_reader;
 DROP POLICY only_salud ON dof_chunks;
 ALTER TABLE dof_chunks DISABLE ROW LEVEL SECURITY;
-REVOKE ALL ON dof_documents, dof_chunks, dof_collections, dof_models FROM dof_reader;
+REVOKE ALL ON dof_documents, dof_chunks, dof_passages, dof_collections, dof_models FROM dof_reader;
 DROP ROLE dof_reader;
 
 -- bad arguments
