@@ -54,13 +54,13 @@ require_scale_data() {
 }
 
 # An HNSW index on the scale collection's float vectors (bench_float_384), built with the
-# product's index settings beside its halfvec index (dof_chunks_embedding_384), for the
+# product's index settings beside its halfvec index (dof_passages_embedding_384), for the
 # benchmarks that compare the two or run a revision whose vector leg ordered by the float
 # vectors; drop_float_index removes it.
 build_float_index() {
   q -c "SET client_min_messages = warning; SET maintenance_work_mem = '2GB';
-        CREATE INDEX IF NOT EXISTS bench_float_384 ON dof_chunks USING hnsw ((embedding::vector(384)) vector_cosine_ops)
-        $(q -c "SELECT 'WITH (' || array_to_string(reloptions, ', ') || ')' FROM pg_class WHERE relname = 'dof_chunks_embedding_384'")
+        CREATE INDEX IF NOT EXISTS bench_float_384 ON dof_passages USING hnsw ((embedding::vector(384)) vector_cosine_ops)
+        $(q -c "SELECT 'WITH (' || array_to_string(reloptions, ', ') || ')' FROM pg_class WHERE relname = 'dof_passages_embedding_384'")
         WHERE vector_dims(embedding) = 384"
 }
 drop_float_index() { q -c "SET client_min_messages = warning; DROP INDEX IF EXISTS bench_float_384" >/dev/null 2>&1 || true; }

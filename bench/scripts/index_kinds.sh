@@ -35,7 +35,7 @@ echo "| HNSW index (m 16, ef_construction 256), $ROUNDS rounds of 100 queries | 
 echo "|---|---|---|---|---|---|"
 q -c "SELECT format('| %s | %s | %s | %s | %s | %s |', kind, ef, pool, round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 2),
                     round(avg(recall)::numeric, 3),
-                    round(pg_relation_size(CASE kind WHEN 'float' THEN 'bench_float_384' ELSE 'dof_chunks_embedding_384' END) / 1e6))
+                    round(pg_relation_size(CASE kind WHEN 'float' THEN 'bench_float_384' ELSE 'dof_passages_embedding_384' END) / 1e6))
       FROM bench_kinds GROUP BY kind, ef, pool ORDER BY ef, pool, kind"
 echo
 echo "| ratio (same run, medians over the rounds) | float / halfvec |"
@@ -43,4 +43,4 @@ echo "|---|---|"
 q -c "WITH m AS (SELECT kind, ef, pool, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms FROM bench_kinds GROUP BY kind, ef, pool)
       SELECT format('| vector leg, ef_search %s, %s candidates | %s× |', f.ef, f.pool, round((f.ms / h.ms)::numeric, 2))
       FROM m f JOIN m h ON (h.ef, h.pool, h.kind) = (f.ef, f.pool, 'halfvec') WHERE f.kind = 'float' ORDER BY f.ef, f.pool"
-echo "| index size | $(q -c "SELECT round(pg_relation_size('bench_float_384')::numeric / pg_relation_size('dof_chunks_embedding_384'), 2)")× |"
+echo "| index size | $(q -c "SELECT round(pg_relation_size('bench_float_384')::numeric / pg_relation_size('dof_passages_embedding_384'), 2)")× |"

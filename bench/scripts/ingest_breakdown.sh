@@ -34,7 +34,7 @@ clear="DELETE FROM dof_documents WHERE collection = 'b'"
 declare -A secs
 for _ in $(seq 1 "$RUNS"); do
   secs[model]+="$(timed -c "SELECT count(*) FROM dof_embed(ARRAY(SELECT content FROM chunk_texts))") "
-  secs[chunking]+="$(timed -c "SELECT count(*) FROM docs d, dof_collections k, LATERAL dof_chunk_embed_internal(d.body, dof_classify(d.body), k, dof_model(k.model)) x WHERE k.name = 'b'") "
+  secs[chunking]+="$(timed -c "SELECT count(*) FROM docs d, dof_collections k, LATERAL dof_chunk_passages_internal(d.body, dof_classify(d.body), k, dof_model(k.model)) x WHERE k.name = 'b'") "
   q -c "DROP INDEX $hnsw" -c "DROP INDEX dof_chunks_tsv_idx"
   secs[storing]+="$(timed -c "$insert") "; q -c "$clear"
   q -c "$gin_def"

@@ -2,7 +2,7 @@
 # Ingest path, 0.1.0's vs the current one, same library, same run, same documents: what an
 # inline insert costs per document in chunk + embed.
 #   0.1.0 path: SQL dof_chunk (classifies again) → arrays → dof_embed_late → rows
-#   current:    dof_chunk_embed_internal(body, stored pattern, collection row, model row)
+#   current:    dof_chunk_passages_internal(body, stored pattern, collection row, model row)
 # Alternates the two RUNS times (default 3) over DOCS legalize-pe documents (default 30)
 # and prints the medians and the ratio, and chunking alone as a share of the whole.
 # Needs the shared corpora (PG_DOF_CORPORA).
@@ -22,7 +22,7 @@ old="SELECT count(*) FROM docs d, dof_collections k,
                             array_agg(array_to_string(heading_path[1:2], E'\n') ORDER BY chunk_index) AS front FROM chunks)
            SELECT e.embedding FROM batch, dof_embed_late(batch.contents, batch.front, k.model) e WHERE batch.contents IS NOT NULL) x
   WHERE k.name = 'default'"
-new="SELECT count(*) FROM docs d, dof_collections k, LATERAL dof_chunk_embed_internal(d.body, d.pattern, k, dof_model(k.model)) x WHERE k.name = 'default'"
+new="SELECT count(*) FROM docs d, dof_collections k, LATERAL dof_chunk_passages_internal(d.body, d.pattern, k, dof_model(k.model)) x WHERE k.name = 'default'"
 chunk_only="SELECT count(*) FROM docs d, dof_collections k, LATERAL dof_chunk(d.body, k.max_tokens, k.overlap_tokens, d.pattern, k.model) c WHERE k.name = 'default'"
 timed() { local t0 t1; t0=$(date +%s.%N); q -c "$1" > /dev/null; t1=$(date +%s.%N); echo "$t1 - $t0" | bc; }
 q -c "$new" > /dev/null  # load the model once

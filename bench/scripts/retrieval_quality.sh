@@ -16,7 +16,8 @@
 #   semantic:standard_deviation" compares strategies; name:type sets a semantic threshold_type).
 #   MODEL (default multilingual-e5-small) with MODEL_FILE (an ONNX file registered as MODEL
 #   with the default tokenizer and e5's prefixes) compares model variants; LATE=off skips
-#   the late-chunking collection.
+#   the late-chunking collection; PASSAGE_TOKENS sets the collections' passage_tokens (default:
+#   the product's).
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
 evaluation="$(corpus chunking-evaluation)"
@@ -51,7 +52,7 @@ for set in ${SETS:-chunking-evaluation dof legalize-pe}; do
     q -c "SELECT name FROM dof_register_model('$MODEL', '$MODEL_FILE', '$MODEL_DIR/tokenizer.json', 'query: ', 'passage: ')" >/dev/null
   fi
   q -v max_tokens="$max_tokens" -v config="$config" -v chunker="$chunker" -v options="$options" \
-    -v model="${MODEL:-multilingual-e5-small}" -v late="${LATE:-on}" -f "$bench/sql/quality.sql"
+    -v model="${MODEL:-multilingual-e5-small}" -v late="${LATE:-on}" -v passage_tokens="${PASSAGE_TOKENS:-}" -f "$bench/sql/quality.sql"
   q -v set_name="$set, chunker $chunker_spec, model ${MODEL:-multilingual-e5-small}" -f "$bench/sql/quality_report.sql"
   echo
   q -v set_name="$set" -f "$bench/sql/quality_evaluate.sql"

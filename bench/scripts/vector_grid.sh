@@ -18,7 +18,7 @@ require_scale_data
 (cd "$here/.." && cargo run --release -q -p dof_bench --bin cpu)
 product_ef="$(q -c "SELECT split_part(c, '=', 2) FROM pg_proc, unnest(proconfig) c
                     WHERE proname = 'dof_vector_search' AND c LIKE 'hnsw.ef_search=%'")"
-product_index="$(q -c "SELECT pg_get_indexdef('dof_chunks_embedding_384'::regclass)")"
+product_index="$(q -c "SELECT pg_get_indexdef('dof_passages_embedding_384'::regclass)")"
 q <<'SQL'
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS bench_grid;
@@ -49,23 +49,23 @@ rebuilt=0
 for config in $CONFIGS; do
   if [ "$config" != current ]; then  # "current": the index as it stands
     start=$(date +%s.%N)
-    q -c "SET client_min_messages = warning; SET maintenance_work_mem = '2GB'; DROP INDEX dof_chunks_embedding_384;
-          CREATE INDEX dof_chunks_embedding_384 ON dof_chunks USING hnsw ((embedding::halfvec(384)) halfvec_cosine_ops)
+    q -c "SET client_min_messages = warning; SET maintenance_work_mem = '2GB'; DROP INDEX dof_passages_embedding_384;
+          CREATE INDEX dof_passages_embedding_384 ON dof_passages USING hnsw ((embedding::halfvec(384)) halfvec_cosine_ops)
           WITH ($config) WHERE vector_dims(embedding) = 384"
     build_s=$(echo "$(date +%s.%N) - $start" | bc)
     rebuilt=1
-    q -c "VACUUM ANALYZE dof_chunks" 2>/dev/null
+    q -c "VACUUM ANALYZE dof_passages" 2>/dev/null
   else
-    config="$(q -c "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'dof_chunks_embedding_384'") (as built)${LABEL:+, $LABEL}"
+    config="$(q -c "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'dof_passages_embedding_384'") (as built)${LABEL:+, $LABEL}"
     build_s=NULL
   fi
   for ef in $EFS; do
     q -v label="$config" -v ef="$ef" -f "$bench/sql/scale_vector_grid.sql"
   done
-  q -c "UPDATE bench_grid SET build_s = $build_s, index_mb = pg_relation_size('dof_chunks_embedding_384') / 1e6 WHERE label = '$config'"
+  q -c "UPDATE bench_grid SET build_s = $build_s, index_mb = pg_relation_size('dof_passages_embedding_384') / 1e6 WHERE label = '$config'"
 done
 if [ "$rebuilt" = 1 ]; then
-  q -c "SET client_min_messages = warning; DROP INDEX dof_chunks_embedding_384; SET maintenance_work_mem = '2GB'; $product_index"
+  q -c "SET client_min_messages = warning; DROP INDEX dof_passages_embedding_384; SET maintenance_work_mem = '2GB'; $product_index"
 fi
 q -c "ALTER FUNCTION dof_vector_search(text, integer, text, jsonb, vector) SET hnsw.ef_search = $product_ef"
 echo "| HNSW build | ef_search | vector leg k 10 p50 (ms) | k 50 p50 | hybrid p50 / p95 (ms) | vector recall@10 by ids | with distance ties | by ids, first 10 of 20 | hybrid top 10 vs exact vector leg | build (s) | index (MB) |"

@@ -4,12 +4,15 @@
 -- leg and fusion answers every question with its 10 best chunks. quality_report.sql
 -- scores them. psql variables: max_tokens, config (text search configuration), chunker,
 -- options (its chunker_options), model (the registered model both collections embed with),
--- late (on: both collections; off: the independent one only, for comparing models).
+-- late (on: both collections; off: the independent one only, for comparing models),
+-- passage_tokens (empty: the collections' default).
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
 INSERT INTO dof_collections (name, model, late_chunking, max_tokens, text_search_config, chunker, chunker_options)
 VALUES ('eval-late', :'model', true, :max_tokens, :'config', :'chunker', :'options'),
        ('eval-independent', :'model', false, :max_tokens, :'config', :'chunker', :'options');
+UPDATE dof_collections SET passage_tokens = nullif(:'passage_tokens', '')::integer
+WHERE name LIKE 'eval-%' AND nullif(:'passage_tokens', '') IS NOT NULL;
 SET eval.late = :'late';
 \set ingest_start `date +%s.%N`
 \if :late

@@ -5,22 +5,25 @@
 -- k 10's pool before), points in an order that alternates with bench.round. For every
 -- query of bench_queries: the query timed warm, and recall@10 by ids of its first 10 by
 -- float distance against bench_exact_ids (ties broken by id). Appends to bench_kinds
--- (made by the script).
+-- (made by the script). The scale collection holds one passage per chunk (scale_load.sql),
+-- so a passage's chunk id is its id.
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
 SET hnsw.iterative_scan = off;
 -- float index: the walk and the order by the stored vectors
 CREATE OR REPLACE FUNCTION pg_temp.nearest_float(q vector, wanted integer) RETURNS bigint[] LANGUAGE sql STABLE AS $f$
   SELECT array_agg(id ORDER BY d, id) FROM (
-    SELECT c.id, (c.embedding::vector(384) <=> q::vector(384))::double precision AS d FROM dof_chunks c
-    WHERE vector_dims(c.embedding) = 384 AND c.collection = 'scale'
-    ORDER BY c.embedding::vector(384) <=> q::vector(384) LIMIT wanted) x $f$;
+    SELECT p.chunk_id AS id, (p.embedding::vector(384) <=> q::vector(384))::double precision AS d
+    FROM dof_passages p JOIN dof_chunks c ON c.id = p.chunk_id
+    WHERE vector_dims(p.embedding) = 384 AND c.collection = 'scale'
+    ORDER BY p.embedding::vector(384) <=> q::vector(384) LIMIT wanted) x $f$;
 -- halfvec index: the walk over 16-bit copies, the order by the stored float vectors
 CREATE OR REPLACE FUNCTION pg_temp.nearest_halfvec(q vector, wanted integer) RETURNS bigint[] LANGUAGE sql STABLE AS $f$
   SELECT array_agg(id ORDER BY d, id) FROM (
-    SELECT c.id, (c.embedding::vector(384) <=> q::vector(384))::double precision AS d FROM dof_chunks c
-    WHERE vector_dims(c.embedding) = 384 AND c.collection = 'scale'
-    ORDER BY c.embedding::halfvec(384) <=> q::halfvec(384) LIMIT wanted) x $f$;
+    SELECT p.chunk_id AS id, (p.embedding::vector(384) <=> q::vector(384))::double precision AS d
+    FROM dof_passages p JOIN dof_chunks c ON c.id = p.chunk_id
+    WHERE vector_dims(p.embedding) = 384 AND c.collection = 'scale'
+    ORDER BY p.embedding::halfvec(384) <=> q::halfvec(384) LIMIT wanted) x $f$;
 CREATE OR REPLACE FUNCTION pg_temp.nearest(kind text, q vector, wanted integer) RETURNS bigint[] LANGUAGE sql STABLE AS $f$
   SELECT CASE kind WHEN 'float' THEN pg_temp.nearest_float(q, wanted) ELSE pg_temp.nearest_halfvec(q, wanted) END $f$;
 CREATE TEMP TABLE kind_timings (n integer, kind text, ef integer, pool integer, ms double precision, recall double precision);

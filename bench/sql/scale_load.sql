@@ -22,7 +22,7 @@ VALUES ('scale', 'scale-e5-tokens', true, false, :max_tokens);
 INSERT INTO dof_documents (collection, source_id, body, metadata)
 SELECT 'scale', source_id, body, jsonb_build_object('corpus', split_part(source_id, '/', 1)) FROM stage_documents;
 -- the HNSW index is built once, after the load
-DROP INDEX dof_chunks_embedding_384;
+DROP INDEX dof_passages_embedding_384;
 \set load_start `date +%s.%N`
 CALL dof_process_queue(200);
 \set load_end `date +%s.%N`
@@ -42,14 +42,22 @@ BEGIN
     END IF;
 END
 $$;
+-- embed_corpus computed one vector per chunk: each chunk becomes its own single passage
+-- (as the upgrade from 0.2.0 stores existing chunks), so the vector leg walks one
+-- vector per chunk here, not the several passages a 0.3.0 collection cuts
+DELETE FROM dof_passages p USING dof_chunks c WHERE c.id = p.chunk_id AND c.collection = 'scale';
+INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
+SELECT id, 0, char_start, char_end, token_count, embedding FROM dof_chunks WHERE collection = 'scale';
 UPDATE dof_collections SET model = 'multilingual-e5-small' WHERE name = 'scale';
 DROP TABLE stage_documents, stage_chunks;
 VACUUM FULL dof_chunks;  -- the vector update left a dead copy of every row
+VACUUM FULL dof_passages;
 \set hnsw_start `date +%s.%N`
 SET maintenance_work_mem = '2GB';
 SELECT dof_vector_index(384) AS hnsw_index \gset
 \set hnsw_end `date +%s.%N`
 VACUUM ANALYZE dof_chunks;
+VACUUM ANALYZE dof_passages;
 VACUUM ANALYZE dof_documents;
 CREATE TABLE bench_facts (fact text PRIMARY KEY, value double precision);
 INSERT INTO bench_facts VALUES ('hnsw_build_s', :hnsw_end - :hnsw_start), ('writer_load_s', :load_end - :load_start);

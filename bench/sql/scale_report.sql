@@ -8,10 +8,10 @@ SELECT format('| documents / distinct chunks / tokens | %s / %s / %s |',
 FROM dof_chunks WHERE collection = 'scale';
 SELECT format('| chunking and storing through dof_index_document (hash vectors, e5 tokenizer) (s) | %s |', round(value::numeric, 1))
 FROM bench_facts WHERE fact = 'writer_load_s';
-SELECT format('| HNSW build, %s (s) | %s |', (SELECT array_to_string(reloptions, ', ') FROM pg_class WHERE relname = 'dof_chunks_embedding_384'),
+SELECT format('| HNSW build, %s (s) | %s |', (SELECT array_to_string(reloptions, ', ') FROM pg_class WHERE relname = 'dof_passages_embedding_384'),
               round(value::numeric, 1)) FROM bench_facts WHERE fact = 'hnsw_build_s';
 SELECT format('| HNSW index / GIN tsvector index / table with TOAST (MB) | %s / %s / %s |',
-              round(pg_relation_size('dof_chunks_embedding_384') / 1e6, 1), round(pg_relation_size('dof_chunks_tsv_idx') / 1e6, 1),
+              round(pg_relation_size('dof_passages_embedding_384') / 1e6, 1), round(pg_relation_size('dof_chunks_tsv_idx') / 1e6, 1),
               round(pg_table_size('dof_chunks') / 1e6, 1));
 SELECT '';
 SELECT '| search, ' || count(DISTINCT n) || ' queries | p50 | p95 | max |' FROM bench_timings;
