@@ -161,7 +161,7 @@ CREATE FUNCTION dof_cluster_prepare(query text, collection text, embed_shard int
 $$;
 COMMENT ON FUNCTION dof_cluster_prepare(text, text, integer, integer, integer, boolean, text, text) IS 'Internal: every shard checks the search''s arguments and returns its lexemes, BM25 statistics, version and number, and the query''s embedding from the shard numbered embed_shard';
 
--- The hybrid search's defaults are one server's (alpha 0.7, by measurement: pg_dof's
+-- The hybrid search's defaults are one server's (alpha 0.5, by measurement: pg_dof's
 -- CHANGELOG 0.3.0), and a query over 64 KB is refused by the shards before they parse it
 -- (it failed there with "stack depth limit exceeded").
 CREATE OR REPLACE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
@@ -169,7 +169,7 @@ CREATE OR REPLACE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, c
                                   rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false,
                                   query_embedding vector DEFAULT NULL, ranking text DEFAULT 'bm25',
                                   match_terms text DEFAULT 'any', fusion text DEFAULT 'weighted',
-                                  alpha double precision DEFAULT 0.7, vector_weight double precision DEFAULT 1,
+                                  alpha double precision DEFAULT 0.5, vector_weight double precision DEFAULT 1,
                                   text_weight double precision DEFAULT 1)
     RETURNS TABLE (chunk_id bigint, document_id bigint, source_id text, heading_path text[], content text,
                    score double precision, vector_rank integer, text_rank integer)

@@ -445,13 +445,13 @@ FROM per_collection;
 ALTER VIEW dof_queue_progress SET (security_invoker = true);
 COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued, running, done, failed, tokens per second between the batches done in the last minute (NULL until two are), and the estimated time left at that rate';
 
--- The weighted fusion's alpha (the text leg's share) defaults to 0.7, and the vector leg's
+-- The weighted fusion's alpha (the text leg's share) defaults to 0.5, and the vector leg's
 -- spread counts as at least dof_fusion_vector_min_spread() (0.1), by measurement.
 CREATE FUNCTION "dof_fusion_vector_min_spread"() RETURNS double precision
 IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_fusion_vector_min_spread_wrapper';
 CREATE OR REPLACE FUNCTION dof_weighted_fusion(vector_ids bigint[], vector_scores double precision[],
                                     text_ids bigint[], text_scores double precision[],
-                                    alpha double precision DEFAULT 0.7)
+                                    alpha double precision DEFAULT 0.5)
     RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
@@ -482,7 +482,7 @@ BEGIN ATOMIC
 END;
 CREATE OR REPLACE FUNCTION dof_fuse(fusion text, vector_ids bigint[], vector_scores double precision[],
                          text_ids bigint[], text_scores double precision[], rrf_k integer DEFAULT 60,
-                         alpha double precision DEFAULT 0.7, vector_weight double precision DEFAULT 1,
+                         alpha double precision DEFAULT 0.5, vector_weight double precision DEFAULT 1,
                          text_weight double precision DEFAULT 1)
     RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
@@ -496,7 +496,7 @@ BEGIN
     END IF;
     IF alpha IS NULL OR alpha < 0 OR alpha > 1 THEN
         RAISE EXCEPTION 'alpha (the text leg''s share) must be between 0 and 1, got %', coalesce(alpha::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'the default is 0.7';
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the default is 0.5';
     END IF;
     IF fusion = 'rrf' THEN
         RETURN QUERY SELECT * FROM dof_rrf(coalesce(vector_ids, '{}'), coalesce(text_ids, '{}'), rrf_k, vector_weight, text_weight);
@@ -852,7 +852,7 @@ CREATE OR REPLACE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, c
                                   rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false,
                                   query_embedding vector DEFAULT NULL, ranking text DEFAULT 'bm25',
                                   match_terms text DEFAULT 'any', fusion text DEFAULT 'weighted',
-                                  alpha double precision DEFAULT 0.7, vector_weight double precision DEFAULT 1,
+                                  alpha double precision DEFAULT 0.5, vector_weight double precision DEFAULT 1,
                                   text_weight double precision DEFAULT 1)
     RETURNS TABLE (chunk_id bigint, document_id bigint, source_id text, heading_path text[], content text,
                    score double precision, vector_rank integer, text_rank integer)

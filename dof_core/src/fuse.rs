@@ -45,7 +45,7 @@ pub struct ScoredList<'a> {
 /// whole 0..1, so a leg that hardly tells its candidates apart hardly moves the fused order.
 /// multilingual-e5-small's 50 candidates spread 0.01–0.09 (median 0.04 on the DOF set,
 /// 0.03 on Peruvian laws), and min-max made a 0.02 difference as decisive as a whole BM25
-/// range. Chosen by measurement, alpha 0.7, MRR@10: with the legs' lists fixed
+/// range. Chosen by measurement (at alpha 0.7, before passages), MRR@10: with the legs' lists fixed
 /// (`bench/sql/quality_fusion_grid.sql`) floors 0.05 / 0.1 / 0.15 / 0.2 gave DOF 0.735 /
 /// 0.742 / 0.737 / 0.733; through the product (`bench/scripts/retrieval_quality.sh`) 0.1
 /// took DOF 0.725 → 0.742, English 0.820 → 0.822, Peruvian laws 0.988 either way, and the
