@@ -47,7 +47,7 @@ $$;
 -- vector per chunk here, not the several passages a 0.3.0 collection cuts
 DELETE FROM dof_passages p USING dof_chunks c WHERE c.id = p.chunk_id AND c.collection = 'scale';
 INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
-SELECT id, 0, char_start, char_end, token_count, embedding FROM dof_chunks WHERE collection = 'scale';
+SELECT id, 0, 0, char_length(content), token_count, embedding FROM dof_chunks WHERE collection = 'scale';
 UPDATE dof_collections SET model = 'multilingual-e5-small' WHERE name = 'scale';
 DROP TABLE stage_documents, stage_chunks;
 VACUUM FULL dof_chunks;  -- the vector update left a dead copy of every row

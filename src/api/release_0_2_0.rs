@@ -1,10 +1,10 @@
 //! The symbols only 0.2.0's SQL (and 0.1.0's) calls: the embedding functions that took a
 //! model's fields one by one, the indexing call without passages and the vector leg's
-//! query on dof_chunks (src/api/vector_search.rs). A database still at 0.2.0 loads the current library and calls
-//! these by name until `ALTER EXTENSION pg_dof UPDATE`, which declares the versions that
-//! take the `dof_models` row (src/api/embed.rs) and drops these; the current install script
-//! declares none of them (`sql = false`). The upgrade test fails when a released script
-//! names a symbol the library lacks.
+//! query on dof_chunks (src/api/vector_search.rs). A database still at 0.2.0 loads the
+//! current library and calls these by name until `ALTER EXTENSION pg_dof UPDATE`, which
+//! declares the versions that take the `dof_models` row (src/api/embed.rs) and drops these;
+//! the current install script declares none of them (`sql = false`). The upgrade test
+//! fails when a released script names a symbol the library lacks.
 
 use pgrx::prelude::*;
 
