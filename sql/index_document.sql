@@ -23,6 +23,12 @@ DECLARE
     coll dof_collections;
     model_row dof_models;
     stored integer;
+    passage_chunks bigint[];
+    passage_numbers integer[];
+    passage_starts integer[];
+    passage_ends integer[];
+    passage_tokens integer[];
+    passage_vectors vector[];
 BEGIN
     -- The row lock orders this with concurrent writers of the same document: a queue
     -- drainer reads the newest committed body and metadata, and a writer that comes later
@@ -34,6 +40,9 @@ BEGIN
     SELECT * INTO coll FROM dof_collections WHERE name = doc.collection;
     model_row := dof_model(coll.model);
     DELETE FROM dof_chunks WHERE document_id = doc_id;  -- and their passages (ON DELETE CASCADE)
+    -- The passages are stored by a second statement: dof_passages' INSERT policy checks that
+    -- the caller sees the passage's chunk, and a statement's checks do not see the rows its
+    -- own CTEs inserted.
     WITH built AS MATERIALIZED (
         SELECT * FROM dof_chunk_passages_internal(doc.body, doc.pattern, coll, model_row)
     ), chunks AS (
@@ -46,14 +55,15 @@ BEGIN
                model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker
         FROM built c
         RETURNING id, chunk_index
-    ), passages AS (
-        INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
-        SELECT s.id, p.n - 1, p.char_start, p.char_end, p.token_count,
-               dof_passage_vector(b.passage_embeddings, cardinality(b.passage_starts), p.n::integer)
-        FROM chunks s JOIN built b ON b.chunk_index = s.chunk_index,
-             unnest(b.passage_starts, b.passage_ends, b.passage_tokens) WITH ORDINALITY AS p(char_start, char_end, token_count, n)
     )
-    SELECT count(*) INTO stored FROM chunks;
+    SELECT (SELECT count(*) FROM chunks), array_agg(s.id), array_agg(p.n::integer - 1), array_agg(p.char_start),
+           array_agg(p.char_end), array_agg(p.token_count),
+           array_agg(dof_passage_vector(b.passage_embeddings, cardinality(b.passage_starts), p.n::integer))
+    INTO stored, passage_chunks, passage_numbers, passage_starts, passage_ends, passage_tokens, passage_vectors
+    FROM chunks s JOIN built b ON b.chunk_index = s.chunk_index,
+         unnest(b.passage_starts, b.passage_ends, b.passage_tokens) WITH ORDINALITY AS p(char_start, char_end, token_count, n);
+    INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
+    SELECT * FROM unnest(passage_chunks, passage_numbers, passage_starts, passage_ends, passage_tokens, passage_vectors);
     RETURN stored;
 END
 $$;

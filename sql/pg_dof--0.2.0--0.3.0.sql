@@ -44,11 +44,12 @@ SELECT pg_catalog.pg_extension_config_dump('dof_passages', '');
 ALTER TABLE dof_passages ENABLE ROW LEVEL SECURITY;
 CREATE POLICY dof_passages_follow_chunks ON dof_passages FOR SELECT
     USING (EXISTS (SELECT 1 FROM dof_chunks c WHERE c.id = dof_passages.chunk_id));
-CREATE POLICY dof_passages_written_with_chunks ON dof_passages FOR INSERT WITH CHECK (true);
+CREATE POLICY dof_passages_written_with_chunks ON dof_passages FOR INSERT
+    WITH CHECK (EXISTS (SELECT 1 FROM dof_chunks c WHERE c.id = dof_passages.chunk_id));
 COMMENT ON POLICY dof_passages_follow_chunks ON dof_passages IS
     'A role reads the passages of the chunks it can see in dof_chunks';
 COMMENT ON POLICY dof_passages_written_with_chunks ON dof_passages IS
-    'A role granted INSERT stores passages (dof_index_document does, as its caller, with the chunks; the foreign key names an existing chunk)';
+    'A role granted INSERT stores passages of the chunks it can see in dof_chunks (dof_index_document does, as its caller, after storing the chunks), not of another role''s';
 COMMENT ON TABLE dof_passages IS 'What the vector leg searches: each chunk''s passages of at most its collection''s passage_tokens tokens (char_start, char_end in the chunk''s content), each with its vector (any dimension; one HNSW cosine index per dimension, dof_vector_index); a chunk ranks by its best passage';
 COMMENT ON TABLE dof_chunks IS 'Chunks of dof_documents with their embedding (the mean of their passages'' vectors, dof_passages) and tsvector (GIN); model, chunker and chunker_version record their producer';
 INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
@@ -132,6 +133,12 @@ DECLARE
     coll dof_collections;
     model_row dof_models;
     stored integer;
+    passage_chunks bigint[];
+    passage_numbers integer[];
+    passage_starts integer[];
+    passage_ends integer[];
+    passage_tokens integer[];
+    passage_vectors vector[];
 BEGIN
     -- The row lock orders this with concurrent writers of the same document: a queue
     -- drainer reads the newest committed body and metadata, and a writer that comes later
@@ -143,6 +150,9 @@ BEGIN
     SELECT * INTO coll FROM dof_collections WHERE name = doc.collection;
     model_row := dof_model(coll.model);
     DELETE FROM dof_chunks WHERE document_id = doc_id;  -- and their passages (ON DELETE CASCADE)
+    -- The passages are stored by a second statement: dof_passages' INSERT policy checks that
+    -- the caller sees the passage's chunk, and a statement's checks do not see the rows its
+    -- own CTEs inserted.
     WITH built AS MATERIALIZED (
         SELECT * FROM dof_chunk_passages_internal(doc.body, doc.pattern, coll, model_row)
     ), chunks AS (
@@ -155,14 +165,15 @@ BEGIN
                model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker
         FROM built c
         RETURNING id, chunk_index
-    ), passages AS (
-        INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
-        SELECT s.id, p.n - 1, p.char_start, p.char_end, p.token_count,
-               dof_passage_vector(b.passage_embeddings, cardinality(b.passage_starts), p.n::integer)
-        FROM chunks s JOIN built b ON b.chunk_index = s.chunk_index,
-             unnest(b.passage_starts, b.passage_ends, b.passage_tokens) WITH ORDINALITY AS p(char_start, char_end, token_count, n)
     )
-    SELECT count(*) INTO stored FROM chunks;
+    SELECT (SELECT count(*) FROM chunks), array_agg(s.id), array_agg(p.n::integer - 1), array_agg(p.char_start),
+           array_agg(p.char_end), array_agg(p.token_count),
+           array_agg(dof_passage_vector(b.passage_embeddings, cardinality(b.passage_starts), p.n::integer))
+    INTO stored, passage_chunks, passage_numbers, passage_starts, passage_ends, passage_tokens, passage_vectors
+    FROM chunks s JOIN built b ON b.chunk_index = s.chunk_index,
+         unnest(b.passage_starts, b.passage_ends, b.passage_tokens) WITH ORDINALITY AS p(char_start, char_end, token_count, n);
+    INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
+    SELECT * FROM unnest(passage_chunks, passage_numbers, passage_starts, passage_ends, passage_tokens, passage_vectors);
     RETURN stored;
 END
 $$;
@@ -954,21 +965,23 @@ BEGIN
     VALUES (collection, source_id, doc.title, doc.body, doc.metadata, doc.pattern, doc.created_at, doc.updated_at)
     RETURNING id INTO new_id;
     PERFORM set_config('check_function_bodies', checking, true);
+    INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
+                            char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
+                            model, chunker_version, sizer, chunker)
+    SELECT new_id, c.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
+           c.char_start, c.char_end, c.table_piece, c.overlap, c.split, c.metadata, c.embedding, c.tsv,
+           c.model, c.chunker_version, c.sizer, c.chunker
+    FROM jsonb_array_elements(chunks) AS g(value), jsonb_populate_record(NULL::dof_chunks, g.value) c;
+    -- the passages as given, in a statement of their own (dof_passages' INSERT policy
+    -- checks that the caller sees the chunk, which the chunks' insert in the same statement
+    -- would hide from it); a chunk from a shard that stores none (0.2.0) is its own one
+    -- passage, as the update to 0.3.0 makes it
     WITH given AS MATERIALIZED (
         SELECT c.*, g.value -> 'passages' AS passages
         FROM jsonb_array_elements(chunks) AS g(value), jsonb_populate_record(NULL::dof_chunks, g.value) c
     ), stored AS (
-        INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
-                                char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
-                                model, chunker_version, sizer, chunker)
-        SELECT new_id, c.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
-               c.char_start, c.char_end, c.table_piece, c.overlap, c.split, c.metadata, c.embedding, c.tsv,
-               c.model, c.chunker_version, c.sizer, c.chunker
-        FROM given c
-        RETURNING id, chunk_index
+        SELECT c.id, c.chunk_index FROM dof_chunks c WHERE c.document_id = new_id
     )
-    -- the passages as given; a chunk from a shard that stores none (0.2.0) is its own one
-    -- passage, as the update to 0.3.0 makes it
     INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
     SELECT s.id, p.passage, p.char_start, p.char_end, p.token_count, p.embedding
     FROM stored s JOIN given g ON g.chunk_index = s.chunk_index,

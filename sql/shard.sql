@@ -217,21 +217,23 @@ BEGIN
     VALUES (collection, source_id, doc.title, doc.body, doc.metadata, doc.pattern, doc.created_at, doc.updated_at)
     RETURNING id INTO new_id;
     PERFORM set_config('check_function_bodies', checking, true);
+    INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
+                            char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
+                            model, chunker_version, sizer, chunker)
+    SELECT new_id, c.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
+           c.char_start, c.char_end, c.table_piece, c.overlap, c.split, c.metadata, c.embedding, c.tsv,
+           c.model, c.chunker_version, c.sizer, c.chunker
+    FROM jsonb_array_elements(chunks) AS g(value), jsonb_populate_record(NULL::dof_chunks, g.value) c;
+    -- the passages as given, in a statement of their own (dof_passages' INSERT policy
+    -- checks that the caller sees the chunk, which the chunks' insert in the same statement
+    -- would hide from it); a chunk from a shard that stores none (0.2.0) is its own one
+    -- passage, as the update to 0.3.0 makes it
     WITH given AS MATERIALIZED (
         SELECT c.*, g.value -> 'passages' AS passages
         FROM jsonb_array_elements(chunks) AS g(value), jsonb_populate_record(NULL::dof_chunks, g.value) c
     ), stored AS (
-        INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
-                                char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
-                                model, chunker_version, sizer, chunker)
-        SELECT new_id, c.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
-               c.char_start, c.char_end, c.table_piece, c.overlap, c.split, c.metadata, c.embedding, c.tsv,
-               c.model, c.chunker_version, c.sizer, c.chunker
-        FROM given c
-        RETURNING id, chunk_index
+        SELECT c.id, c.chunk_index FROM dof_chunks c WHERE c.document_id = new_id
     )
-    -- the passages as given; a chunk from a shard that stores none (0.2.0) is its own one
-    -- passage, as the update to 0.3.0 makes it
     INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
     SELECT s.id, p.passage, p.char_start, p.char_end, p.token_count, p.embedding
     FROM stored s JOIN given g ON g.chunk_index = s.chunk_index,

@@ -117,16 +117,19 @@ CREATE TABLE dof_passages (
 );
 SELECT pg_catalog.pg_extension_config_dump('dof_passages', '');
 -- A role reads the passages of the chunks it can read: row-level security on dof_chunks
--- carries over (the table owner is not subject to it). Writers are the indexing
--- functions, run as their caller; a chunk's deletion removes its passages as the owner.
+-- carries over (the table owner is not subject to it), and a role writes passages only of
+-- the chunks it can read (else a writer could attach a vector of its choosing to another
+-- role's chunk and move it in that role's searches). Writers are the indexing functions,
+-- run as their caller; a chunk's deletion removes its passages as the owner.
 ALTER TABLE dof_passages ENABLE ROW LEVEL SECURITY;
 CREATE POLICY dof_passages_follow_chunks ON dof_passages FOR SELECT
     USING (EXISTS (SELECT 1 FROM dof_chunks c WHERE c.id = dof_passages.chunk_id));
-CREATE POLICY dof_passages_written_with_chunks ON dof_passages FOR INSERT WITH CHECK (true);
+CREATE POLICY dof_passages_written_with_chunks ON dof_passages FOR INSERT
+    WITH CHECK (EXISTS (SELECT 1 FROM dof_chunks c WHERE c.id = dof_passages.chunk_id));
 COMMENT ON POLICY dof_passages_follow_chunks ON dof_passages IS
     'A role reads the passages of the chunks it can see in dof_chunks';
 COMMENT ON POLICY dof_passages_written_with_chunks ON dof_passages IS
-    'A role granted INSERT stores passages (dof_index_document does, as its caller, with the chunks; the foreign key names an existing chunk)';
+    'A role granted INSERT stores passages of the chunks it can see in dof_chunks (dof_index_document does, as its caller, after storing the chunks), not of another role''s';
 
 -- The HNSW index of one embedding dimension, created when missing; returns its name.
 -- The graph holds the vectors as halfvec (16-bit floats): 0.57 of vector's size (120,689

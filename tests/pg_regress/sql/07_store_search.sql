@@ -261,6 +261,21 @@ FROM dof_passages p;
 RESET ROLE;
 SELECT count(DISTINCT chunk_id) > (SELECT count(*) FROM dof_chunks WHERE metadata @> '{"dependencia": "SALUD"}') AS owner_sees_every_passage
 FROM dof_passages;
+-- and a role that may insert passages adds them only to the chunks it sees: not a vector of
+-- its choosing to a chunk it cannot read
+GRANT INSERT ON dof_passages TO dof_reader;
+SELECT min(id) AS hidden_chunk FROM dof_chunks WHERE NOT metadata @> '{"dependencia": "SALUD"}' \gset
+SELECT min(id) AS seen_chunk FROM dof_chunks WHERE metadata @> '{"dependencia": "SALUD"}' \gset
+SET ROLE dof_reader;
+INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
+SELECT :hidden_chunk, 99, 0, 1, 1, array_fill(0.1, ARRAY[384])::real[]::vector;
+INSERT INTO dof_passages (chunk_id, passage, char_start, char_end, token_count, embedding)
+SELECT :seen_chunk, 99, 0, 1, 1, array_fill(0.1, ARRAY[384])::real[]::vector;
+RESET ROLE;
+SELECT count(*) FILTER (WHERE chunk_id = :hidden_chunk) AS on_the_hidden_chunk,
+       count(*) FILTER (WHERE chunk_id = :seen_chunk) AS on_the_seen_chunk
+FROM dof_passages WHERE passage = 99;
+DELETE FROM dof_passages WHERE passage = 99;
 -- the report views read with the caller's rights: a role that sees only the 'later'
 -- collection's documents sees only its queue rows, errors and patterns (and only the
 -- chunks only_salud lets it see)
