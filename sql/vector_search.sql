@@ -2,10 +2,10 @@
 -- (HNSW on dof_passages). Runs as its caller, so row-level security on dof_chunks applies.
 
 -- Vector leg: chunk ids by their best passage's cosine distance, among the chunks whose
--- passages' vectors have the query vector's dimension. A walk that a filter starves goes on with hnsw.iterative_scan, so
--- filtering does not shorten the result. ef_search 400 was chosen by recall against exact
--- search (bench/scripts/store_search.sh and vector_grid.sh; docs/measurements.md
--- has the figures). To trade recall for speed:
+-- passages' vectors have the query vector's dimension. A walk that a filter starves goes
+-- on with hnsw.iterative_scan, so filtering does not shorten the result. ef_search 400
+-- was chosen by recall against exact search (bench/scripts/store_search.sh and
+-- vector_grid.sh; docs/measurements.md has the figures). To trade recall for speed:
 -- ALTER FUNCTION dof_vector_search(text, integer, text, jsonb, vector) SET hnsw.ef_search = 200.
 CREATE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                   filter jsonb DEFAULT NULL, query_embedding vector DEFAULT NULL)
