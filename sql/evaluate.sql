@@ -39,10 +39,15 @@ BEGIN
     IF k IS NULL OR k < 1 OR k > 1000 THEN
         RAISE EXCEPTION 'k must be between 1 and 1000, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    CREATE TEMP TABLE IF NOT EXISTS dof_evaluate_questions (id integer, question text, source_id text, answer int4multirange,
-                                                            embedding vector)
-        ON COMMIT DROP;
-    CREATE TEMP TABLE IF NOT EXISTS dof_evaluate_runs (method text, question integer, ids bigint[], ms double precision) ON COMMIT DROP;
+    -- a second call in one transaction finds them (IF NOT EXISTS would say so in a NOTICE)
+    IF to_regclass('pg_temp.dof_evaluate_questions') IS NULL THEN
+        CREATE TEMP TABLE dof_evaluate_questions (id integer, question text, source_id text, answer int4multirange,
+                                                  embedding vector)
+            ON COMMIT DROP;
+    END IF;
+    IF to_regclass('pg_temp.dof_evaluate_runs') IS NULL THEN
+        CREATE TEMP TABLE dof_evaluate_runs (method text, question integer, ids bigint[], ms double precision) ON COMMIT DROP;
+    END IF;
     TRUNCATE dof_evaluate_questions, dof_evaluate_runs;
     EXECUTE format($q$INSERT INTO dof_evaluate_questions
         SELECT row_number() OVER (), j->>'question', j->>'source_id',

@@ -1021,10 +1021,15 @@ BEGIN
     IF k IS NULL OR k < 1 OR k > 1000 THEN
         RAISE EXCEPTION 'k must be between 1 and 1000, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    CREATE TEMP TABLE IF NOT EXISTS dof_evaluate_questions (id integer, question text, source_id text, answer int4multirange,
-                                                            embedding vector)
-        ON COMMIT DROP;
-    CREATE TEMP TABLE IF NOT EXISTS dof_evaluate_runs (method text, question integer, ids bigint[], ms double precision) ON COMMIT DROP;
+    -- a second call in one transaction finds them (IF NOT EXISTS would say so in a NOTICE)
+    IF to_regclass('pg_temp.dof_evaluate_questions') IS NULL THEN
+        CREATE TEMP TABLE dof_evaluate_questions (id integer, question text, source_id text, answer int4multirange,
+                                                  embedding vector)
+            ON COMMIT DROP;
+    END IF;
+    IF to_regclass('pg_temp.dof_evaluate_runs') IS NULL THEN
+        CREATE TEMP TABLE dof_evaluate_runs (method text, question integer, ids bigint[], ms double precision) ON COMMIT DROP;
+    END IF;
     TRUNCATE dof_evaluate_questions, dof_evaluate_runs;
     EXECUTE format($q$INSERT INTO dof_evaluate_questions
         SELECT row_number() OVER (), j->>'question', j->>'source_id',
@@ -1113,6 +1118,49 @@ END
 $$;
 COMMENT ON FUNCTION dof_evaluate(text, text, integer, text[]) IS
     'Scores search methods on a set of questions: questions is a query or table with question and source_id (and optionally char_start, char_end: the answer in that document); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns per method MRR@k, R@1, R@5, nDCG@k, recall@k and mean search milliseconds';
+
+-- Tables of contents are left out of both search legs (sql/contents.sql; the vector leg's
+-- query is the library's).
+CREATE FUNCTION "dof_contents_path"("heading_path" TEXT[]) RETURNS bool
+IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_contents_path_wrapper';
+CREATE FUNCTION "dof_listing"("content" TEXT) RETURNS bool
+IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_listing_wrapper';
+-- A document's table of contents (a DOF edition's CONTENIDO and ÍNDICE, a NOM's list of
+-- its sections) names what every question about the document asks for and answers none of
+-- them: both search legs leave its chunks out (they stay stored, and a SELECT reads them).
+-- The rule is the core's (dof_core::contents): the path first, the text only when the path
+-- names a table of contents (CASE: a chunk's content is not read for every candidate).
+CREATE FUNCTION dof_contents(heading_path text[], content text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN CASE WHEN dof_contents_path(heading_path) THEN dof_listing(content) ELSE false END;
+COMMENT ON FUNCTION dof_contents(text[], text) IS 'Whether a chunk is a table of contents (its heading path names one, ÍNDICE, Contenido, Sumario..., and its text is a listing): the search legs leave such chunks out';
+COMMENT ON FUNCTION dof_contents_path(text[]) IS 'Whether a heading path puts a chunk in a table of contents: its last heading or the one above it is ÍNDICE, Contenido, Tabla de contenido, Sumario, Table of contents... (any case, with or without accents)';
+COMMENT ON FUNCTION dof_listing(text) IS 'Whether a text is a listing: at least three lines, three in four of them list items, headings, page numbers, table rows or lines of up to eight words';
+CREATE OR REPLACE FUNCTION dof_text_leg_internal(query_terms tsquery, k integer, collection text, filter jsonb, ranking text,
+                                      match_terms text, lexemes text[], idfs double precision[],
+                                      chunks double precision[], average_length double precision)
+    RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    match_query tsquery := CASE WHEN match_terms = 'any' THEN dof_any_terms_query(query_terms, lexemes, idfs, chunks)
+                                ELSE query_terms END;
+BEGIN
+    RETURN QUERY
+    SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
+    FROM (SELECT c.id,
+                 CASE WHEN ranking = 'bm25'
+                      THEN dof_bm25_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length)
+                      ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
+          FROM dof_chunks c
+          WHERE c.tsv @@ match_query
+            AND (dof_text_leg_internal.collection IS NULL OR c.collection = dof_text_leg_internal.collection)
+            AND (filter IS NULL OR c.metadata @> filter)
+            AND NOT dof_contents(c.heading_path, c.content)  -- a table of contents answers nothing
+          ORDER BY score DESC, c.id
+          LIMIT k) hits
+    ORDER BY hits.score DESC, hits.id;
+END
+$$;
 
 -- SET search_path FROM CURRENT captured the schemas of 0.2.0's required extensions; this
 -- version also requires dict_int: every such function takes the current list, as a fresh

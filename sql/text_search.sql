@@ -107,6 +107,7 @@ BEGIN
           WHERE c.tsv @@ match_query
             AND (dof_text_leg_internal.collection IS NULL OR c.collection = dof_text_leg_internal.collection)
             AND (filter IS NULL OR c.metadata @> filter)
+            AND NOT dof_contents(c.heading_path, c.content)  -- a table of contents answers nothing
           ORDER BY score DESC, c.id
           LIMIT k) hits
     ORDER BY hits.score DESC, hits.id;

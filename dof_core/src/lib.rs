@@ -11,6 +11,7 @@ pub mod blank;
 pub mod bm25;
 pub mod chunk;
 pub mod classify;
+pub mod contents;
 pub mod corpus;
 pub mod embed;
 pub mod front_matter;

@@ -3,6 +3,7 @@
 
 mod chunk;
 mod classify;
+mod contents;
 mod drop_guard;
 mod embed;
 mod errors;
@@ -64,10 +65,11 @@ pgrx::extension_sql_file!(
 );
 pgrx::extension_sql_file!("../../sql/term_stats.sql", name = "term_stats", requires = ["tables"]);
 pgrx::extension_sql_file!("../../sql/queue.sql", name = "queue", requires = ["index_document", queue_workers::dof_queue_wake_internal]);
+pgrx::extension_sql_file!("../../sql/contents.sql", name = "contents", requires = [contents::dof_contents_path, contents::dof_listing]);
 pgrx::extension_sql_file!(
     "../../sql/vector_search.sql",
     name = "vector_search",
-    requires = ["index_document", vector_search::dof_nearest_passages_internal]
+    requires = ["index_document", "contents", vector_search::dof_nearest_passages_internal]
 );
 pgrx::extension_sql_file!(
     "../../sql/text_search.sql",
@@ -75,6 +77,7 @@ pgrx::extension_sql_file!(
     requires = [
         "index_document",
         "term_stats",
+        "contents",
         text_search::dof_bm25_score_internal,
         text_search::dof_bm25_idfs,
         text_search::dof_bm25_selective_idf,

@@ -58,7 +58,7 @@ const PASSAGES_PER_CHUNK: i64 = 4;
 /// re-ranked by their stored float vectors' distance (a 16-bit copy would order near-equal
 /// chunks by rounding), and each chunk keeps its best. A dimension no index can hold is
 /// scanned in float order: exact. The join to dof_chunks applies the caller's row-level
-/// security and the filters.
+/// security and the filters, and leaves out tables of contents (`dof_contents`).
 fn statement(dimension: i32) -> String {
     let order = index_order(dimension);
     format!(
@@ -69,6 +69,7 @@ fn statement(dimension: i32) -> String {
                      WHERE vector_dims(p.embedding) = {dimension}
                        AND ($2 IS NULL OR c.collection = $2)
                        AND ($3 IS NULL OR c.metadata @> $3::jsonb)
+                       AND NOT dof_contents(c.heading_path, c.content)
                      ORDER BY p.embedding::{order}({dimension}) <=> $1::{order}({dimension})
                      LIMIT $4 * {PASSAGES_PER_CHUNK}) hits
                GROUP BY hits.chunk_id
