@@ -9,13 +9,11 @@
 -- minmax is 0.2.0's fusion; floorNN divides the vector leg's scores by max(spread, 0.NN)
 -- (0.10 is dof_fusion_vector_min_spread()); zscore normalises both legs by mean and
 -- standard deviation (absent: the leg's lowest).
--- Then fusions that adapt to the query or to the legs' lists, each against floor10 (the
--- product's) at the same alpha: form (alpha - 0.2 for a question, one with ? or ¿, and
--- alpha + 0.1 for keywords), confidence (alpha shifted towards the leg whose best stands
--- further above its next nine: alpha·ct / (alpha·ct + (1 - alpha)·cv), grid_confidence),
--- text_max (the text leg divided by its best, not
--- min-max) and vector_rank (the vector leg by rank, 1 - (rank - 1) / 20, not by score);
--- over every question and, where the set has kinds, over the hand-written ones.
+-- Then, per subset of the questions (all, each kind, those with ? or ¿ and the rest), the
+-- product's fusion (floor10) at alphas 0.4-0.8 against fusions that adapt: form (one alpha
+-- for a question with ? or ¿, another for the rest), confidence (0.5 shifted towards the
+-- leg whose best stands further above its next nine: ct / (ct + cv), grid_confidence) and
+-- text_max (the text leg divided by its best, not min-max).
 \set ON_ERROR_STOP on
 \pset pager off
 SET client_min_messages = warning;
@@ -77,14 +75,24 @@ FROM unnest(ARRAY[0.5, 0.6, 0.7, 0.8]) a;
 CREATE FUNCTION pg_temp.grid_weighted(a text, v text DEFAULT 'coalesce((v.score - v.lo) / greatest(v.hi - v.lo, 0.1), 0)',
                                       t text DEFAULT 'coalesce(t.mm, 0)') RETURNS text LANGUAGE sql AS
 $f$ SELECT format('(%1$s) * %3$s + (1 - (%1$s)) * %2$s', a, v, t) $f$;
-SELECT format('%s questions', CASE WHEN s.questions = 'true' THEN 'all' ELSE 'hand-written' END) AS over, a AS alpha,
-  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha'), a, s.questions)::numeric, 3) AS floor10,
-  round(pg_temp.grid_mrr(pg_temp.grid_weighted('CASE WHEN g.asks THEN p.alpha - 0.2 ELSE least(p.alpha + 0.1, 1) END'), a, s.questions)::numeric, 3) AS form,
-  round(pg_temp.grid_mrr(pg_temp.grid_weighted('coalesce(p.alpha * g.ct / nullif(p.alpha * g.ct + (1 - p.alpha) * g.cv, 0), p.alpha)'), a, s.questions)::numeric, 3) AS confidence,
-  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha', t => 'coalesce(t.score / nullif(t.hi, 0), 0)'), a, s.questions)::numeric, 3) AS text_max,
-  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha', v => 'coalesce(greatest(0, 1 - (v.rank - 1) / 20.0), 0)'), a, s.questions)::numeric, 3) AS vector_rank
-FROM unnest(ARRAY[0.6, 0.7, 0.8]) a,
-     (SELECT 'true' AS questions
-      UNION ALL
-      SELECT $$q.kind NOT LIKE 'front matter%'$$ WHERE EXISTS (SELECT FROM eval_questions WHERE kind IS NOT NULL)) s
-ORDER BY s.questions DESC, a;
+-- per subset of the questions (all; each kind where the set has kinds; those that ask,
+-- with ? or ¿, and the rest): fixed alphas around the default (0.5), the form rule at
+-- two alphas (questions that ask / the rest), and the text leg divided by its best
+CREATE TEMP TABLE grid_subsets AS
+SELECT 'all' AS over, 'true' AS questions
+UNION ALL SELECT 'kind ' || kind, format('q.kind = %L', kind) FROM (SELECT DISTINCT kind FROM eval_questions WHERE kind IS NOT NULL) k
+UNION ALL SELECT 'asks (? or ¿)', $$q.question ~ '[?¿]'$$
+UNION ALL SELECT 'no ? or ¿', $$q.question !~ '[?¿]'$$;
+SELECT s.over,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha'), 0.4, s.questions)::numeric, 3) AS a04,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha'), 0.5, s.questions)::numeric, 3) AS a05,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha'), 0.6, s.questions)::numeric, 3) AS a06,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha'), 0.7, s.questions)::numeric, 3) AS a07,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha'), 0.8, s.questions)::numeric, 3) AS a08,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('CASE WHEN g.asks THEN 0.5 ELSE 0.7 END'), 0.5, s.questions)::numeric, 3) AS form_05_07,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('CASE WHEN g.asks THEN 0.5 ELSE 0.8 END'), 0.5, s.questions)::numeric, 3) AS form_05_08,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('CASE WHEN g.asks THEN 0.4 ELSE 0.7 END'), 0.5, s.questions)::numeric, 3) AS form_04_07,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('CASE WHEN g.asks THEN 0.4 ELSE 0.6 END'), 0.5, s.questions)::numeric, 3) AS form_04_06,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('coalesce(0.5 * g.ct / nullif(0.5 * g.ct + 0.5 * g.cv, 0), 0.5)'), 0.5, s.questions)::numeric, 3) AS confidence,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha', t => 'coalesce(t.score / nullif(t.hi, 0), 0)'), 0.5, s.questions)::numeric, 3) AS text_max
+FROM grid_subsets s ORDER BY s.over;

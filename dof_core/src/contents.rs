@@ -6,15 +6,16 @@
 //! both legs for questions whose answer was the notice it lists. The search legs leave
 //! these chunks out (`dof_contents`, sql/contents.sql); they stay stored, and readable.
 //!
-//! A chunk is a table of contents when the heading it sits under, or that heading's parent
-//! (an edition's index has a heading per ministry), names one ([`is_contents_path`]) and
-//! its lines are a listing ([`is_listing`]); the second test keeps searchable a document
-//! whose only heading is "Índice" but whose body is prose.
+//! A chunk is a table of contents when the heading it sits under names one
+//! ([`is_contents_path`]) and its lines are a listing ([`is_listing`]). Only its own
+//! heading counts: a PDF rendition of an edition (pymupdf4llm) puts every notice under an
+//! H1 `CONTENIDO`, whose ministries are H2s; and the second test keeps searchable a
+//! document whose only heading is "Índice" but whose body is prose.
 
-/// Whether a chunk's heading path puts it in a table of contents: its last heading or the
-/// one above it names one ([`is_contents_heading`]).
+/// Whether a chunk's heading path puts it in a table of contents: the heading it sits
+/// under, its last, names one ([`is_contents_heading`]).
 pub fn is_contents_path<S: AsRef<str>>(heading_path: &[S]) -> bool {
-    heading_path.iter().rev().take(2).any(|heading| is_contents_heading(heading.as_ref()))
+    heading_path.last().is_some_and(|heading| is_contents_heading(heading.as_ref()))
 }
 
 /// Whether a heading names a table of contents: `ÍNDICE`, `Contenido`, `Tabla de
@@ -44,9 +45,10 @@ pub fn is_contents_heading(heading: &str) -> bool {
 }
 
 /// Whether a chunk's text is a listing: at least three non-blank lines, and at least
-/// three in four of them list items (`*`, `-`, `+`, `1.`), headings, page numbers, table
-/// rows or short lines (up to eight words): what a table of contents is made of, and
-/// prose is not.
+/// three in four of them list items (`* `, `- `, `+ `, `1. `, `1) `), headings, page
+/// numbers, titles with dot leaders (`Acuerdo ... ........ 5`) or short lines (up to eight
+/// words): what a table of contents is made of, and
+/// prose is not. A bold line (`**...`) is no list item, nor is a table row.
 pub fn is_listing(content: &str) -> bool {
     let lines: Vec<&str> = content.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let listed = lines.iter().filter(|l| is_listing_line(l)).count();
@@ -54,11 +56,13 @@ pub fn is_listing(content: &str) -> bool {
 }
 
 fn is_listing_line(line: &str) -> bool {
-    let numbered = line.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
-    line.starts_with(['*', '-', '+', '#', '|'])
+    let numbered =
+        [". ", ") "].iter().any(|mark| line.split_once(mark).is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())));
+    ["* ", "- ", "+ ", "#"].iter().any(|mark| line.starts_with(mark))
         || numbered
         || line.chars().all(|c| c.is_ascii_digit() || c.is_whitespace())
-        || line.split_whitespace().count() <= 8
+        || line.contains("....") // a title's dot leaders to its page number
+        || (!line.starts_with('|') && line.split_whitespace().count() <= 8)
 }
 
 #[cfg(test)]
@@ -87,9 +91,10 @@ mod tests {
     }
 
     #[test]
-    fn the_last_two_headings_of_a_path_count() {
+    fn only_the_heading_a_chunk_sits_under_counts() {
         assert!(is_contents_path(&["DIARIO OFICIAL", "ÍNDICE"]));
-        assert!(is_contents_path(&["DIARIO OFICIAL", "ÍNDICE", "SECRETARÍA DE GOBERNACIÓN"]));
+        // a PDF rendition's notices, each ministry an H2 under the H1 CONTENIDO
+        assert!(!is_contents_path(&["CONTENIDO", "SECRETARIA DE MARINA"]));
         assert!(!is_contents_path(&["Índice", "Capítulo I", "Artículo 1"]));
         assert!(!is_contents_path::<&str>(&[]));
     }
@@ -105,6 +110,10 @@ mod tests {
         assert!(is_listing(nom));
         let numbered = "1. Objeto\n2. Definiciones\n3. Vigencia\n";
         assert!(is_listing(numbered));
+        let leaders = "## CONTENIDO\n\nServicios de Salud del Instituto Mexicano del Seguro Social para el Bienestar (IMSS-BIENESTAR)\n\n\
+            Acuerdo por el que se modifican, adicionan y derogan las Bases para la recepción de bienes muebles e inmuebles. ............ 2\n\n\
+            Primer Convenio Modificatorio al Convenio de Coordinación en materia de personal e infraestructura. ........... 9\n";
+        assert!(is_listing(leaders));
     }
 
     #[test]
@@ -119,5 +128,11 @@ mod tests {
         // too short to tell: two lines
         assert!(!is_listing("* uno\n* dos\n"));
         assert!(!is_listing(""));
+        // a notice rendered from a PDF: bold lines and a table are no listing
+        let notice = "**TRANSITORIOS**\n\n**PRIMERO.- El presente aviso entrará en vigor el día de su publicación en el Diario Oficial de**\n\
+            la Federación.\n\n**SEGUNDO.- Las bases de regulación tarifaria a que se refiere el presente aviso, entrarán en vigor a partir**\n\
+            de los veinte días hábiles siguientes a su publicación en el Diario Oficial de la Federación, según se indica en la tabla.\n\
+            |Prestador del servicio|Puerto|\n|---|---|\n|Administración del Sistema Portuario Nacional Cabo San Lucas, S.A. de C.V.|Cabo San Lucas, B.C.S.|\n";
+        assert!(!is_listing(notice));
     }
 }

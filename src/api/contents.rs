@@ -6,7 +6,7 @@ use dof_core::contents::{is_contents_path, is_listing};
 use pgrx::prelude::*;
 
 /// Whether a chunk's heading path puts it in a table of contents (`ÍNDICE`, `Contenido`,
-/// `Sumario`, `Table of contents`...: its last heading or the one above it).
+/// `Sumario`, `Table of contents`...: the heading it sits under, its last).
 #[pg_extern(immutable, strict, parallel_safe)]
 fn dof_contents_path(heading_path: Vec<Option<String>>) -> bool {
     let path: Vec<String> = heading_path.into_iter().flatten().collect();

@@ -59,6 +59,6 @@ JOIN dof_chunks c ON c.id = v.chunk_id JOIN dof_documents d ON d.id = c.document
 ORDER BY 1, 3, 2;
 SELECT d.source_id, c.heading_path FROM dof_text_search('índice nacional de precios al consumidor', 10, 'indices') t
 JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id;
-SELECT dof_contents_path('{"DIARIO OFICIAL", "ÍNDICE", "SECRETARÍA DE GOBERNACIÓN"}') AS under_an_index,
+SELECT dof_contents_path('{"DIARIO OFICIAL", "ÍNDICE"}') AS an_index, dof_contents_path('{"CONTENIDO", "SECRETARIA DE MARINA"}') AS under_it,
        dof_contents_path('{"Índice", "Capítulo I", "Artículo 1"}') AS deeper_in_a_document,
        dof_listing(E'* uno\n* dos\n* tres') AS listing, dof_listing('Un párrafo de prosa que no es una lista de nada.') AS prose;
