@@ -47,8 +47,8 @@ pub fn is_contents_heading(heading: &str) -> bool {
 /// Whether a chunk's text is a listing: at least three non-blank lines, and at least
 /// three in four of them list items (`* `, `- `, `+ `, `1. `, `1) `), headings, page
 /// numbers, titles with dot leaders (`Acuerdo ... ........ 5`) or short lines (up to eight
-/// words): what a table of contents is made of, and
-/// prose is not. A bold line (`**...`) is no list item, nor is a table row.
+/// words): what a table of contents is made of, and prose is not. A bold line (`**...`) is
+/// no list item, nor is a table row a short line.
 pub fn is_listing(content: &str) -> bool {
     let lines: Vec<&str> = content.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let listed = lines.iter().filter(|l| is_listing_line(l)).count();
