@@ -132,7 +132,9 @@ search_sql() { # FUSION DEDUP: every query's top 10: rank, content hash, score, 
 PGOPTIONS='-c enable_indexscan=off' q -c "SELECT q.id FROM queries q
     WHERE EXISTS (SELECT 1 FROM dof_text_search(q.query, 50, 't') t GROUP BY t.text_score HAVING count(*) > 1)
        OR EXISTS (SELECT 1 FROM dof_vector_search(q.query, 50, 't') v GROUP BY v.distance HAVING count(*) > 1)" > "$work/leg_ties"
-untied() { if [ "$1" = rrf ]; then awk -F'|' 'NR == FNR { tied[$1] = 1; next } !($1 in tied)' "$work/leg_ties" -; else cat; fi; }
+# (FILENAME, not NR == FNR: with no ties the file is empty, and NR == FNR would hold for
+# every query line too, leaving none to compare)
+untied() { if [ "$1" = rrf ]; then awk -F'|' 'FILENAME == ARGV[1] { tied[$1] = 1; next } !($1 in tied)' "$work/leg_ties" -; else cat; fi; }
 for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof SET enable_indexscan = off"; done
 for mode in "weighted false" "rrf false" "weighted true"; do
   set -- $mode
