@@ -13,7 +13,10 @@
 -- product's fusion (floor10) at alphas 0.4-0.8 against fusions that adapt: form (one alpha
 -- for a question with ? or ¿, another for the rest), confidence (0.5 shifted towards the
 -- leg whose best stands further above its next nine: ct / (ct + cv), grid_confidence) and
--- text_max (the text leg divided by its best, not min-max).
+-- text_max (the text leg divided by its best, not min-max); and coverage (the text leg's
+-- share scaled by how much of the query its best chunk matches: its BM25 over the query's
+-- full-match score, the sum of its lexemes' IDFs, which a chunk of average length holding
+-- each lexeme once scores; capped at 1) at the full-match score × 1 and × 1.5.
 \set ON_ERROR_STOP on
 \pset pager off
 SET client_min_messages = warning;
@@ -33,7 +36,10 @@ $f$;
 -- per question: whether it asks (? or ¿), and each leg's confidence (ct, cv)
 CREATE TEMP TABLE grid_questions AS
 SELECT q.id AS question, q.question ~ '[?¿]' AS asks,
-       pg_temp.grid_confidence(q.id, 't') AS ct, pg_temp.grid_confidence(q.id, 'v') AS cv
+       pg_temp.grid_confidence(q.id, 't') AS ct, pg_temp.grid_confidence(q.id, 'v') AS cv,
+       (SELECT max(s.score) FROM grid_scores s WHERE s.question = q.id AND s.leg = 't') AS thi,
+       (SELECT sum(i) FROM dof_bm25_terms(dof_query_tsquery((dof_collection('eval-independent')).text_search_config, q.question),
+                                          'eval-independent') b, unnest(b.idfs) i) AS ideal
 FROM eval_questions q;
 SELECT leg, round(avg(hi - lo)::numeric, 3) AS mean_spread,
        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY hi - lo)::numeric, 3) AS median_spread,
@@ -94,5 +100,7 @@ SELECT s.over,
   round(pg_temp.grid_mrr(pg_temp.grid_weighted('CASE WHEN g.asks THEN 0.4 ELSE 0.7 END'), 0.5, s.questions)::numeric, 3) AS form_04_07,
   round(pg_temp.grid_mrr(pg_temp.grid_weighted('CASE WHEN g.asks THEN 0.4 ELSE 0.6 END'), 0.5, s.questions)::numeric, 3) AS form_04_06,
   round(pg_temp.grid_mrr(pg_temp.grid_weighted('coalesce(0.5 * g.ct / nullif(0.5 * g.ct + 0.5 * g.cv, 0), 0.5)'), 0.5, s.questions)::numeric, 3) AS confidence,
-  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha', t => 'coalesce(t.score / nullif(t.hi, 0), 0)'), 0.5, s.questions)::numeric, 3) AS text_max
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha', t => 'coalesce(t.score / nullif(t.hi, 0), 0)'), 0.5, s.questions)::numeric, 3) AS text_max,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha', t => 'coalesce(t.mm, 0) * least(1, g.thi / nullif(g.ideal, 0))'), 0.5, s.questions)::numeric, 3) AS coverage,
+  round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha', t => 'coalesce(t.mm, 0) * least(1, g.thi / nullif(1.5 * g.ideal, 0))'), 0.5, s.questions)::numeric, 3) AS coverage15
 FROM grid_subsets s ORDER BY s.over;
