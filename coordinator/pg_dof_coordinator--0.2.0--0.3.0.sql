@@ -161,6 +161,24 @@ CREATE FUNCTION dof_cluster_prepare(query text, collection text, embed_shard int
 $$;
 COMMENT ON FUNCTION dof_cluster_prepare(text, text, integer, integer, integer, boolean, text, text) IS 'Internal: every shard checks the search''s arguments and returns its lexemes, BM25 statistics, version and number, and the query''s embedding from the shard numbered embed_shard';
 
+-- pg_dof 0.3.0's weighted fusion scales the text share by the text leg's coverage of the
+-- query, measured against its full-match BM25: the shard that fuses computes it from the
+-- global statistics (dof_bm25_idfs of the lexemes' chunk counts summed over the shards),
+-- as one server does from its own, so the answers stay one server's.
+DROP FUNCTION dof_cluster_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision);
+CREATE FUNCTION dof_cluster_fuse(fusion text, vector_ids bigint[], vector_scores double precision[],
+                                 text_ids bigint[], text_scores double precision[], rrf_k integer,
+                                 alpha double precision, vector_weight double precision, text_weight double precision,
+                                 ranking text, lexeme_chunks double precision[], total_chunks double precision)
+    RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
+    LANGUAGE plproxy AS $$
+    CLUSTER 'dof_shards';
+    RUN ON ANY;
+    SELECT * FROM dof_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight,
+                           CASE WHEN ranking = 'bm25' THEN dof_bm25_full_match(dof_bm25_idfs(lexeme_chunks, total_chunks)) END);
+$$;
+COMMENT ON FUNCTION dof_cluster_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision, text, double precision[], double precision) IS 'Internal: pg_dof''s dof_fuse, run on any shard, with the query''s full-match BM25 from the global statistics when ranking is bm25';
+
 -- The hybrid search's defaults are one server's (alpha 0.5, by measurement: pg_dof's
 -- CHANGELOG 0.3.0), and a query over 64 KB is refused by the shards before they parse it
 -- (it failed there with "stack depth limit exceeded").
@@ -238,7 +256,8 @@ BEGIN
     SELECT array_agg(f.id ORDER BY f.score DESC, f.id), array_agg(f.score ORDER BY f.score DESC, f.id),
            array_agg(f.vector_rank ORDER BY f.score DESC, f.id), array_agg(f.text_rank ORDER BY f.score DESC, f.id)
     INTO fused_ids, fused_scores, fused_vector_ranks, fused_text_ranks
-    FROM dof_cluster_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight) f;
+    FROM dof_cluster_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight,
+                          ranking, lexeme_chunks, total_chunks) f;
     IF dedup_by_source THEN
         -- the best chunk of each document: the documents of every fused candidate first
         final_ids := ARRAY(SELECT best.id FROM (

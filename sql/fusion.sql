@@ -65,12 +65,15 @@ BEGIN ATOMIC
     ORDER BY score DESC, normalised.id;
 END;
 
--- The fusion a search asks for, by name; what dof_hybrid_search (and a sharded search
--- later) calls with its legs' lists. Vector scores are cosine similarities (1 - distance).
+-- The fusion a search asks for, by name; what dof_hybrid_search (and a coordinator's, on a
+-- shard) calls with its legs' lists. Vector scores are cosine similarities (1 - distance).
+-- text_full_match, the query's full-match BM25 (dof_bm25_full_match), scales the weighted
+-- fusion's text share by how much of the query the text leg's best chunk matched
+-- (dof_fusion_text_share); NULL (ts_rank_cd, or a caller without it): alpha as given.
 CREATE FUNCTION dof_fuse(fusion text, vector_ids bigint[], vector_scores double precision[],
                          text_ids bigint[], text_scores double precision[], rrf_k integer DEFAULT 60,
                          alpha double precision DEFAULT 0.5, vector_weight double precision DEFAULT 1,
-                         text_weight double precision DEFAULT 1)
+                         text_weight double precision DEFAULT 1, text_full_match double precision DEFAULT NULL)
     RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 BEGIN
@@ -89,7 +92,9 @@ BEGIN
         RETURN QUERY SELECT * FROM dof_rrf(coalesce(vector_ids, '{}'), coalesce(text_ids, '{}'), rrf_k, vector_weight, text_weight);
     ELSIF fusion = 'weighted' THEN
         RETURN QUERY SELECT * FROM dof_weighted_fusion(coalesce(vector_ids, '{}'), coalesce(vector_scores, '{}'),
-                                                       coalesce(text_ids, '{}'), coalesce(text_scores, '{}'), alpha);
+                                                       coalesce(text_ids, '{}'), coalesce(text_scores, '{}'),
+                                                       dof_fusion_text_share(alpha, (SELECT max(s) FROM unnest(text_scores) s),
+                                                                             text_full_match));
     ELSE
         RAISE EXCEPTION 'unknown fusion "%"', fusion USING ERRCODE = 'invalid_parameter_value',
             HINT = 'use ''rrf'' (reciprocal rank fusion, per-leg weights) or ''weighted'' (min-max normalised scores, alpha = the text share)';
@@ -132,6 +137,7 @@ DECLARE
     vector_scores double precision[];
     text_ids bigint[];
     text_scores double precision[];
+    text_full_match double precision;
 BEGIN
     PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
     -- the fusion's own arguments are checked before any leg runs
@@ -140,10 +146,15 @@ BEGIN
     FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
     SELECT array_agg(t.chunk_id ORDER BY t.rank), array_agg(t.text_score ORDER BY t.rank) INTO text_ids, text_scores
     FROM dof_text_search(query, greatest(candidate_pool, k), collection, filter, ranking, match_terms) t;
+    IF ranking = 'bm25' AND fusion = 'weighted' AND text_ids IS NOT NULL THEN
+        text_full_match := dof_bm25_full_match((dof_bm25_terms(dof_query_tsquery((dof_collection(collection)).text_search_config, query),
+                                                               collection)).idfs);
+    END IF;
     RETURN QUERY
     WITH fused AS (
         SELECT f.id, f.score, f.vector_rank, f.text_rank
-        FROM dof_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight) f
+        FROM dof_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight,
+                      text_full_match) f
     ), ranked AS (
         SELECT fused.* FROM fused WHERE NOT dedup_by_source
         UNION ALL
@@ -168,7 +179,8 @@ $$;
 COMMENT ON FUNCTION dof_rrf(bigint[], bigint[], integer, double precision, double precision) IS 'Reciprocal Rank Fusion of two ranked id lists, each weighted, with each list''s rank (NULL when absent); ties break on id';
 COMMENT ON FUNCTION dof_weighted_fusion(bigint[], double precision[], bigint[], double precision[], double precision) IS 'Weighted min-max fusion of two scored lists: each normalised by its spread (the vector leg''s at least dof_fusion_vector_min_spread()), score = (1 - alpha) x vector + alpha x text; ties break on id';
 COMMENT ON FUNCTION dof_fusion_vector_min_spread() IS 'The least spread of the vector leg''s similarities that the weighted fusion divides by (0.1): candidates that hardly differ are not stretched to 0..1';
-COMMENT ON FUNCTION dof_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision) IS 'The fusion named by fusion (rrf or weighted) of the vector and text legs'' lists, with its arguments checked';
+COMMENT ON FUNCTION dof_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision, double precision) IS 'The fusion named by fusion (rrf or weighted) of the vector and text legs'' lists, with its arguments checked; text_full_match (the query''s full-match BM25) scales the weighted fusion''s text share by the text leg''s coverage of the query';
 COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector, text, text, text, double precision, double precision, double precision) IS
-    'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k, vector_weight, text_weight) or by weighted min-max scores (fusion => ''weighted'', alpha = the text share); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';
+    'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k, vector_weight, text_weight) or by weighted min-max scores (fusion => ''weighted'', alpha = the text share, scaled down when the text leg''s best chunk matches little of the query); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';
 COMMENT ON FUNCTION dof_check_hybrid_arguments(integer, integer, boolean) IS 'Raises 22023 unless k >= 1, candidate_pool is 1 to 100000 and dedup_by_source is not NULL: dof_hybrid_search''s check, which a coordinator''s shards run too';
+COMMENT ON FUNCTION dof_fusion_text_share(double precision, double precision, double precision) IS 'The weighted fusion''s text share for one query: alpha scaled by the text leg''s coverage of the query (its best BM25 over the full-match score, capped at 1), as the share that ranks as alpha x coverage x text + (1 - alpha) x vector; alpha when either score is NULL';

@@ -491,10 +491,17 @@ BEGIN ATOMIC
     GROUP BY normalised.id
     ORDER BY score DESC, normalised.id;
 END;
-CREATE OR REPLACE FUNCTION dof_fuse(fusion text, vector_ids bigint[], vector_scores double precision[],
+-- dof_fuse takes the query's full-match BM25 (text_full_match): the weighted fusion's text
+-- share is scaled by the text leg's coverage of the query.
+CREATE FUNCTION "dof_fusion_text_share"("alpha" double precision, "best_text_score" double precision, "full_match_score" double precision) RETURNS double precision
+IMMUTABLE PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_fusion_text_share_wrapper';
+CREATE FUNCTION "dof_bm25_full_match"("idfs" double precision[]) RETURNS double precision
+IMMUTABLE PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_bm25_full_match_wrapper';
+DROP FUNCTION dof_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision);
+CREATE FUNCTION dof_fuse(fusion text, vector_ids bigint[], vector_scores double precision[],
                          text_ids bigint[], text_scores double precision[], rrf_k integer DEFAULT 60,
                          alpha double precision DEFAULT 0.5, vector_weight double precision DEFAULT 1,
-                         text_weight double precision DEFAULT 1)
+                         text_weight double precision DEFAULT 1, text_full_match double precision DEFAULT NULL)
     RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 BEGIN
@@ -513,7 +520,9 @@ BEGIN
         RETURN QUERY SELECT * FROM dof_rrf(coalesce(vector_ids, '{}'), coalesce(text_ids, '{}'), rrf_k, vector_weight, text_weight);
     ELSIF fusion = 'weighted' THEN
         RETURN QUERY SELECT * FROM dof_weighted_fusion(coalesce(vector_ids, '{}'), coalesce(vector_scores, '{}'),
-                                                       coalesce(text_ids, '{}'), coalesce(text_scores, '{}'), alpha);
+                                                       coalesce(text_ids, '{}'), coalesce(text_scores, '{}'),
+                                                       dof_fusion_text_share(alpha, (SELECT max(s) FROM unnest(text_scores) s),
+                                                                             text_full_match));
     ELSE
         RAISE EXCEPTION 'unknown fusion "%"', fusion USING ERRCODE = 'invalid_parameter_value',
             HINT = 'use ''rrf'' (reciprocal rank fusion, per-leg weights) or ''weighted'' (min-max normalised scores, alpha = the text share)';
@@ -873,6 +882,7 @@ DECLARE
     vector_scores double precision[];
     text_ids bigint[];
     text_scores double precision[];
+    text_full_match double precision;
 BEGIN
     PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
     -- the fusion's own arguments are checked before any leg runs
@@ -881,10 +891,15 @@ BEGIN
     FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
     SELECT array_agg(t.chunk_id ORDER BY t.rank), array_agg(t.text_score ORDER BY t.rank) INTO text_ids, text_scores
     FROM dof_text_search(query, greatest(candidate_pool, k), collection, filter, ranking, match_terms) t;
+    IF ranking = 'bm25' AND fusion = 'weighted' AND text_ids IS NOT NULL THEN
+        text_full_match := dof_bm25_full_match((dof_bm25_terms(dof_query_tsquery((dof_collection(collection)).text_search_config, query),
+                                                               collection)).idfs);
+    END IF;
     RETURN QUERY
     WITH fused AS (
         SELECT f.id, f.score, f.vector_rank, f.text_rank
-        FROM dof_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight) f
+        FROM dof_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight,
+                      text_full_match) f
     ), ranked AS (
         SELECT fused.* FROM fused WHERE NOT dedup_by_source
         UNION ALL
@@ -1179,3 +1194,8 @@ BEGIN
     END LOOP;
 END
 $$;
+COMMENT ON FUNCTION dof_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision, double precision) IS 'The fusion named by fusion (rrf or weighted) of the vector and text legs'' lists, with its arguments checked; text_full_match (the query''s full-match BM25) scales the weighted fusion''s text share by the text leg''s coverage of the query';
+COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector, text, text, text, double precision, double precision, double precision) IS
+    'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k, vector_weight, text_weight) or by weighted min-max scores (fusion => ''weighted'', alpha = the text share, scaled down when the text leg''s best chunk matches little of the query); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';
+COMMENT ON FUNCTION dof_fusion_text_share(double precision, double precision, double precision) IS 'The weighted fusion''s text share for one query: alpha scaled by the text leg''s coverage of the query (its best BM25 over the full-match score, capped at 1), as the share that ranks as alpha x coverage x text + (1 - alpha) x vector; alpha when either score is NULL';
+COMMENT ON FUNCTION dof_bm25_full_match(double precision[]) IS 'A query''s full-match BM25: the score of a chunk of average length holding each of its lexemes once, the sum of their IDFs (NULLs left out)';

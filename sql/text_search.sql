@@ -181,3 +181,4 @@ COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is 
 COMMENT ON FUNCTION dof_bm25_parameters() IS 'BM25''s parameters as the text leg scores with them: k1, b, and what a match in the heading path (weight A) counts as';
 COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, text, text[], double precision[], double precision[], double precision) IS 'Internal: the text leg''s query with its BM25 inputs given (this server''s statistics, or a coordinator''s global ones)';
 COMMENT ON FUNCTION dof_check_text_arguments(text, text) IS 'Raises 22023 unless ranking is bm25 or ts_rank_cd and match_terms any or all: dof_text_search''s check, which a coordinator''s shards run too';
+COMMENT ON FUNCTION dof_bm25_full_match(double precision[]) IS 'A query''s full-match BM25: the score of a chunk of average length holding each of its lexemes once, the sum of their IDFs (NULLs left out)';

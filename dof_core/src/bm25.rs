@@ -182,9 +182,30 @@ pub fn score(
     Ok(total)
 }
 
+/// A query's full-match score: what [`score`] gives a chunk of average length that holds
+/// each of the query's lexemes once (tf 1 and norm 1 make each term's part its IDF), so
+/// the sum of the IDFs. The weighted fusion measures the text leg's best chunk against it
+/// ([`crate::fuse::text_share`]): a best chunk far under it matched little of the query.
+pub fn full_match_score(idfs: &[f64]) -> f64 {
+    idfs.iter().filter(|idf| idf.is_finite()).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_full_match_score_is_what_an_average_chunk_holding_each_lexeme_once_scores() {
+        // two lexemes, one position each (weight D), in a chunk of the average length
+        let data = tsvector(&[("ley", &[(1, 0)]), ("plazo", &[(2, 0)])]);
+        let lexemes: [&[u8]; 2] = [b"ley", b"plazo"];
+        let document = TsVector::parse(&data).expect("a valid tsvector");
+        let idfs = [0.7, 3.2];
+        let params = Bm25Params::default();
+        let scored = score(&document, 40.0, &lexemes, &idfs, Some(40.0), &params).unwrap();
+        assert!((scored - full_match_score(&idfs)).abs() < 1e-12, "{scored}");
+        assert_eq!(full_match_score(&[]), 0.0);
+    }
 
     #[test]
     fn the_idf_is_lucenes_and_the_selective_one_is_ln_20() {

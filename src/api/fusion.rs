@@ -1,4 +1,4 @@
-//! The fusion is SQL (sql/fusion.sql); this is the one number it takes from the core, and
+//! The fusion is SQL (sql/fusion.sql); these are the numbers it takes from the core, and
 //! the tests that hold the SQL fusion to the core's reference (`dof_core::fuse`).
 
 use pgrx::prelude::*;
@@ -8,6 +8,13 @@ use pgrx::prelude::*;
 #[pg_extern(immutable, parallel_safe)]
 fn dof_fusion_vector_min_spread() -> f64 {
     dof_core::fuse::VECTOR_MIN_SPREAD
+}
+
+/// The weighted fusion's text share for one query, `alpha` scaled by the text leg's coverage
+/// of the query (`dof_core::fuse::text_share`); NULL best or full-match score: `alpha`.
+#[pg_extern(immutable, parallel_safe)]
+fn dof_fusion_text_share(alpha: f64, best_text_score: Option<f64>, full_match_score: Option<f64>) -> f64 {
+    dof_core::fuse::text_share(alpha, best_text_score.unwrap_or(f64::NAN), full_match_score.unwrap_or(0.0))
 }
 
 #[cfg(any(test, feature = "pg_test"))]

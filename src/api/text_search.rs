@@ -2,7 +2,7 @@
 //! score, which reads the stored tsvector directly, and the BM25 formula and parameters it
 //! takes from the core.
 
-use dof_core::bm25::{idf, score, Bm25Params, TsVector, SELECTIVE_IDF};
+use dof_core::bm25::{full_match_score, idf, score, Bm25Params, TsVector, SELECTIVE_IDF};
 use pgrx::prelude::*;
 use pgrx::AnyElement;
 
@@ -15,6 +15,14 @@ use super::errors::raise_invalid_parameter;
 #[pg_extern(immutable, parallel_safe)]
 fn dof_bm25_idfs(chunks: Option<Vec<Option<f64>>>, total: Option<f64>) -> Vec<Option<f64>> {
     chunks.unwrap_or_default().into_iter().map(|holding| Some(idf(holding?, total?))).collect()
+}
+
+/// A query's full-match score from its lexemes' IDFs (`dof_core::bm25::full_match_score`):
+/// the BM25 of a chunk of average length holding each once. What the weighted fusion
+/// measures the text leg's best against; NULL IDFs are left out.
+#[pg_extern(immutable, parallel_safe)]
+fn dof_bm25_full_match(idfs: Option<Vec<Option<f64>>>) -> f64 {
+    full_match_score(&idfs.unwrap_or_default().into_iter().flatten().collect::<Vec<_>>())
 }
 
 /// The IDF from which a lexeme is selective (`dof_core::bm25::SELECTIVE_IDF`, ln 20):
