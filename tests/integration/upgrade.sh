@@ -13,8 +13,11 @@ current="$(sed -n 's/^version = "\(.*\)"/\1/p' "$repo/Cargo.toml" | head -1)"
 # A database keeps calling its installed version's C symbols with the new library until it is
 # updated: every symbol a frozen install script or an upgrade script names must still exist.
 library="$("${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}" --pkglibdir)/pg_dof.so"
+# nm's list read once: `nm | grep -q` under pipefail failed whenever grep's early exit sent
+# nm SIGPIPE, and reported present symbols missing
+symbols="$(nm -D --defined-only "$library")"
 missing=$(cat "$repo"/sql/releases/*.sql "$repo"/sql/pg_dof--*--*.sql | sed -n "s/.*'MODULE_PATHNAME', '\([a-z_0-9]*\)'.*/\1/p" | sort -u \
-  | while read -r symbol; do nm -D --defined-only "$library" | grep -qw "$symbol" || echo "$symbol"; done)
+  | while read -r symbol; do grep -qw "$symbol" <<<"$symbols" || echo "$symbol"; done)
 check "${missing:-none}" "none" "every C symbol of the frozen and upgrade scripts is in the new library"
 
 upgrade_from() { # RELEASE: install it with the samples, update, compare with a fresh install
