@@ -62,3 +62,34 @@ JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document
 SELECT dof_contents_path('{"DIARIO OFICIAL", "ÍNDICE"}') AS an_index, dof_contents_path('{"CONTENIDO", "SECRETARIA DE MARINA"}') AS under_it,
        dof_contents_path('{"Índice", "Capítulo I", "Artículo 1"}') AS deeper_in_a_document,
        dof_listing(E'* uno\n* dos\n* tres') AS listing, dof_listing('Un párrafo de prosa que no es una lista de nada.') AS prose;
+
+-- the weighted fusion's text share scaled by the text leg's coverage of the query (its best
+-- score over the query's full-match BM25, at most 1): a text leg whose best chunk matched a
+-- quarter of the query weighs less than alpha; one that matched all of it (or more) weighs alpha
+SELECT round(dof_fusion_text_share(0.6, 3.0, 12.0)::numeric, 3) AS quarter_match, dof_fusion_text_share(0.6, 3.0, 3.0) AS full_match,
+       dof_fusion_text_share(0.6, 6.0, 3.0) AS over_full_match, dof_fusion_text_share(0.6, 3.0, NULL) AS no_full_match;
+SELECT 'fixed' AS share, id, round(score::numeric, 3) AS score, vector_rank, text_rank
+FROM dof_fuse('weighted', ARRAY[1, 2], ARRAY[0.9, 0.8], ARRAY[2], ARRAY[3.0], alpha => 0.6)
+UNION ALL
+SELECT 'quarter match', id, round(score::numeric, 3), vector_rank, text_rank
+FROM dof_fuse('weighted', ARRAY[1, 2], ARRAY[0.9, 0.8], ARRAY[2], ARRAY[3.0], alpha => 0.6, text_full_match => 12.0)
+UNION ALL
+SELECT 'full match', id, round(score::numeric, 3), vector_rank, text_rank
+FROM dof_fuse('weighted', ARRAY[1, 2], ARRAY[0.9, 0.8], ARRAY[2], ARRAY[3.0], alpha => 0.6, text_full_match => 3.0)
+ORDER BY 1, 3 DESC, 2;
+-- with bm25 ranking, dof_hybrid_search passes the query's full-match score (the sum of its
+-- lexemes' IDFs) to the fusion: its ranking equals dof_fuse's over the legs' own lists
+WITH v AS (SELECT array_agg(chunk_id ORDER BY rank) AS ids, array_agg(1 - distance ORDER BY rank) AS scores
+           FROM dof_vector_search('reglas de comercio exterior', 50, 'fusion')),
+     t AS (SELECT array_agg(chunk_id ORDER BY rank) AS ids, array_agg(text_score ORDER BY rank) AS scores
+           FROM dof_text_search('reglas de comercio exterior', 50, 'fusion')),
+     full_match AS (SELECT dof_bm25_full_match((dof_bm25_terms(dof_query_tsquery((dof_collection('fusion')).text_search_config,
+                                                                                 'reglas de comercio exterior'), 'fusion')).idfs) AS score),
+     expected AS (SELECT array_agg(top.id ORDER BY top.score DESC, top.id) AS ids
+                  FROM (SELECT f.id, f.score
+                        FROM v, t, full_match,
+                             LATERAL dof_fuse('weighted', v.ids, v.scores, t.ids, t.scores, alpha => 0.5, text_full_match => full_match.score) f
+                        ORDER BY f.score DESC, f.id LIMIT 10) top),
+     got AS (SELECT array_agg(chunk_id ORDER BY score DESC, chunk_id) AS ids FROM dof_hybrid_search('reglas de comercio exterior', 10, 'fusion'))
+SELECT got.ids = expected.ids AS hybrid_equals_dof_fuse, cardinality(got.ids) AS returned, (SELECT score > 0 FROM full_match) AS full_match_positive
+FROM got, expected;
