@@ -99,16 +99,22 @@ DECLARE
 BEGIN
     RETURN QUERY
     SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
-    FROM (SELECT c.id,
-                 CASE WHEN ranking = 'bm25'
-                      THEN dof_bm25_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length)
-                      ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
-          FROM dof_chunks c
-          WHERE c.tsv @@ match_query
-            AND (dof_text_leg_internal.collection IS NULL OR c.collection = dof_text_leg_internal.collection)
-            AND (filter IS NULL OR c.metadata @> filter)
-            AND NOT dof_contents(c.heading_path, c.content)  -- a table of contents answers nothing
-          ORDER BY score DESC, c.id
+    FROM (SELECT best.id, best.score
+          FROM (SELECT c.id,
+                       CASE WHEN ranking = 'bm25'
+                            THEN dof_bm25_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length)
+                            ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
+                FROM dof_chunks c
+                WHERE c.tsv @@ match_query
+                  AND (dof_text_leg_internal.collection IS NULL OR c.collection = dof_text_leg_internal.collection)
+                  AND (filter IS NULL OR c.metadata @> filter)
+                ORDER BY score DESC, c.id
+                LIMIT k + dof_contents_margin()) best
+          -- a table of contents answers nothing; its test reads a chunk's text, so only the
+          -- best candidates are read
+          JOIN dof_chunks c ON c.id = best.id
+          WHERE NOT dof_contents(c.heading_path, c.content)
+          ORDER BY best.score DESC, best.id
           LIMIT k) hits
     ORDER BY hits.score DESC, hits.id;
 END

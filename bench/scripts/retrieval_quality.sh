@@ -4,7 +4,9 @@
 # the Spanish DOF set (bench/eval/dof_questions.tsv, questions written from the shared
 # DOF editions) and legalize-pe (Peruvian laws: questions of four kinds written by hand with
 # evidence spans, bench/eval/legalize_pe_questions.tsv, and lookups made from the laws' front
-# matter). The triggers ingest each set twice (late and independent embedding, the
+# matter), and dof-docling, dof-pymupdf4llm, dof-marker: the DOF set's questions over other
+# converters' renditions of its two 2024 editions (bench/scripts/dof_renditions.py); mixed: the
+# Peruvian laws and the docling editions in one collection, as a user would load them. The triggers ingest each set twice (late and independent embedding, the
 # real model); every leg and fusion answers every question (bench/sql/quality.sql); prints
 # MRR@10, R@1, R@5 and recall@5 per method (bench/sql/quality_report.sql), then the same
 # questions through dof_evaluate with the fusion's alpha around its default, and per kind of
@@ -22,6 +24,20 @@ set -euo pipefail
 . "$(dirname "$0")/common.bash"
 evaluation="$(corpus chunking-evaluation)"
 editions_root="$(dirname "$(corpus dof-editions)")"
+# The DOF set's questions over RENDITION's editions (bench/scripts/dof_renditions.py).
+load_rendition() { # RENDITION
+  local questions; questions="$(mktemp)"; chmod a+r "$questions"
+  python3 "$bench/scripts/dof_renditions.py" "$1" "$bench/eval/dof_questions.tsv" "$editions_root" > "$questions"
+  q -v corpora="$editions_root" -v questions="$questions" -f "$bench/sql/quality_load_dof_renditions.sql"; rm -f "$questions"
+}
+# The first LAWS (150) Peruvian laws under 64 KB, their hand-written questions and front-matter lookups.
+load_legalize_pe() {
+  local files pe; files="$(mktemp)"; pe="$(corpus legalize-pe-sample)"
+  # sed, not head: head would end sort with SIGPIPE, which pipefail makes the run's exit status
+  find "$pe" -name '*.md' -size -64k | sort | sed -n "1,${LAWS:-150}p" > "$files"; chmod a+r "$files"
+  q -v files="$files" -v root="$pe" -v questions="$bench/eval/legalize_pe_questions.tsv" \
+    -f "$bench/sql/quality_load_legalize_pe.sql"; rm -f "$files"
+}
 for chunker_spec in ${CHUNKERS:-pattern}; do
 chunker="${chunker_spec%%:*}"
 options='{}'
@@ -39,14 +55,19 @@ for set in ${SETS:-chunking-evaluation dof legalize-pe}; do
     dof)
       q -v corpora="$editions_root" -v questions="$bench/eval/dof_questions.tsv" -f "$bench/sql/quality_load_dof.sql"
       max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
-    legalize-pe)
-      files="$(mktemp)"; pe="$(corpus legalize-pe-sample)"
-      # sed, not head: head would end sort with SIGPIPE, which pipefail makes the run's exit status
-      find "$pe" -name '*.md' -size -64k | sort | sed -n "1,${LAWS:-150}p" > "$files"; chmod a+r "$files"
-      q -v files="$files" -v root="$pe" -v questions="$bench/eval/legalize_pe_questions.tsv" \
-        -f "$bench/sql/quality_load_legalize_pe.sql"; rm -f "$files"
+    dof-docling|dof-pymupdf4llm|dof-marker)
+      load_rendition "${set#dof-}"
       max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
-    *) echo "unknown set $set (chunking-evaluation, dof, legalize-pe)" >&2; exit 2 ;;
+    legalize-pe)
+      load_legalize_pe
+      max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
+    mixed)
+      # one collection, as a user loads it: the Peruvian laws and two DOF editions (docling)
+      load_legalize_pe
+      load_rendition docling
+      q -c "UPDATE eval_questions SET kind = 'dof edition (docling)' WHERE kind IS NULL"
+      max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
+    *) echo "unknown set $set (chunking-evaluation, dof, dof-docling, dof-pymupdf4llm, dof-marker, legalize-pe, mixed)" >&2; exit 2 ;;
   esac
   if [ -n "${MODEL_FILE:-}" ]; then
     q -c "SELECT name FROM dof_register_model('$MODEL', '$MODEL_FILE', '$MODEL_DIR/tokenizer.json', 'query: ', 'passage: ')" >/dev/null

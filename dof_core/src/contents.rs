@@ -12,6 +12,13 @@
 //! H1 `CONTENIDO`, whose ministries are H2s; and the second test keeps searchable a
 //! document whose only heading is "Índice" but whose body is prose.
 
+/// How many candidates past the `k` wanted each search leg ranks before it leaves out the
+/// tables of contents among them: reading a chunk's text to tell (its content, stored
+/// apart by TOAST) for every candidate the index or the text match yields cost the vector
+/// leg more than half its time; a document has a few such chunks (a DOF edition two to
+/// four), so a leg returns fewer than `k` only when more than this many of its best are.
+pub const SEARCH_MARGIN: usize = 10;
+
 /// Whether a chunk's heading path puts it in a table of contents: the heading it sits
 /// under, its last, names one ([`is_contents_heading`]).
 pub fn is_contents_path<S: AsRef<str>>(heading_path: &[S]) -> bool {
@@ -53,6 +60,33 @@ pub fn is_listing(content: &str) -> bool {
     let lines: Vec<&str> = content.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let listed = lines.iter().filter(|l| is_listing_line(l)).count();
     lines.len() >= 3 && listed * 4 >= lines.len() * 3
+}
+
+/// Whether a chunk's text is a table of contents whatever heading it sits under: at least
+/// three in four of its entries (its lines but headings, page numbers and table rows) end
+/// in dot leaders, with or without the page number (`Convenio ... con el Estado de
+/// Querétaro. ........ 12`), and they read as titles, five words or more before the
+/// leaders on average. docling renders a DOF edition's closing ÍNDICE as `## INDICE PODER
+/// EJECUTIVO` followed by each ministry's H2 and its notices' titles, so the chunks of the
+/// index sit under the ministries; a form's blank fields (`Nombre: ..........`) are no
+/// titles.
+pub fn is_dotted_listing(content: &str) -> bool {
+    let entries: Vec<&str> = content
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('|') && !l.chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    let titles: Vec<&str> = entries.iter().filter_map(|l| before_leaders(l)).collect();
+    let words: usize = titles.iter().map(|t| t.split_whitespace().count()).sum();
+    !titles.is_empty() && titles.len() * 4 >= entries.len() * 3 && words >= titles.len() * 5
+}
+
+/// The text of a line before the dot leaders it ends with (four dots or more, then at most
+/// a page number), or `None` when it does not end so.
+fn before_leaders(line: &str) -> Option<&str> {
+    let unpaged = line.trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace());
+    let text = unpaged.trim_end_matches('.');
+    (unpaged.len() - text.len() >= 4).then_some(text)
 }
 
 fn is_listing_line(line: &str) -> bool {
@@ -114,6 +148,34 @@ mod tests {
             Acuerdo por el que se modifican, adicionan y derogan las Bases para la recepción de bienes muebles e inmuebles. ............ 2\n\n\
             Primer Convenio Modificatorio al Convenio de Coordinación en materia de personal e infraestructura. ........... 9\n";
         assert!(is_listing(leaders));
+    }
+
+    #[test]
+    fn an_index_under_its_ministries_is_a_dotted_listing() {
+        // docling's closing ÍNDICE: the ministries' H2s, each notice's title with its leaders
+        let index = "## SECRETARIA DE SEGURIDAD Y PROTECCION CIUDADANA\n\n\
+            Convenio de Coordinación que celebran el Secretariado Ejecutivo y el Estado de Querétaro.  ...............\n\n\
+            Convenio de Coordinación que celebran el Secretariado Ejecutivo y el Estado de Sinaloa. ........ 12\n\n\
+            Convenio de Coordinación que celebran el Secretariado Ejecutivo y el Estado de Sonora.....20\n";
+        assert!(is_dotted_listing(index));
+        assert!(is_dotted_listing(
+            "## SECRETARIA DE MARINA\n\nAviso por el que se dan a conocer las bases de regulación tarifaria. ...........\n"
+        ));
+        assert!(
+            is_dotted_listing("Acuerdo por el que se reforma el programa de implementación ....\n2\n3\n4\n"),
+            "page numbers are no entries"
+        );
+    }
+
+    #[test]
+    fn forms_and_prose_are_no_dotted_listing() {
+        let form = "Nombre: ......................\nDomicilio: ......................\nFirma: ..............\n";
+        assert!(!is_dotted_listing(form), "blank fields");
+        let prose = "El presente convenio entrará en vigor el día de su firma.\n\n\
+            Las partes acuerdan lo siguiente en relación con los recursos del fondo......\n\nLeído que fue el presente.\n";
+        assert!(!is_dotted_listing(prose), "one line in three");
+        assert!(!is_dotted_listing(""));
+        assert!(!is_dotted_listing("| Clave | Concepto ........ |\n|---|---|\n"), "table rows");
     }
 
     #[test]

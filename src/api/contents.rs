@@ -1,8 +1,9 @@
 //! A document's table of contents, which the search legs leave out (`dof_contents`,
 //! sql/contents.sql): the core's rule (`dof_core::contents`) for a chunk's heading path and
-//! for its text, two functions so that the text is read only when the path says so.
+//! for its text, a listing under a heading that names a table of contents or titles with
+//! dot leaders under any.
 
-use dof_core::contents::{is_contents_path, is_listing};
+use dof_core::contents::{is_contents_path, is_dotted_listing, is_listing, SEARCH_MARGIN};
 use pgrx::prelude::*;
 
 /// Whether a chunk's heading path puts it in a table of contents (`ÍNDICE`, `Contenido`,
@@ -18,4 +19,19 @@ fn dof_contents_path(heading_path: Vec<Option<String>>) -> bool {
 #[pg_extern(immutable, strict, parallel_safe)]
 fn dof_listing(content: &str) -> bool {
     is_listing(content)
+}
+
+/// Whether a chunk's text is a table of contents under any heading: three in four of its
+/// entries titles with dot leaders to their pages (a DOF edition's index as docling renders
+/// it, under its ministries' headings).
+#[pg_extern(immutable, strict, parallel_safe)]
+fn dof_dotted_listing(content: &str) -> bool {
+    is_dotted_listing(content)
+}
+
+/// How many candidates past the `k` wanted each search leg ranks before it leaves out the
+/// tables of contents among them (`dof_core::contents::SEARCH_MARGIN`).
+#[pg_extern(immutable, parallel_safe)]
+fn dof_contents_margin() -> i32 {
+    SEARCH_MARGIN as i32
 }

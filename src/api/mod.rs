@@ -65,7 +65,11 @@ pgrx::extension_sql_file!(
 );
 pgrx::extension_sql_file!("../../sql/term_stats.sql", name = "term_stats", requires = ["tables"]);
 pgrx::extension_sql_file!("../../sql/queue.sql", name = "queue", requires = ["index_document", queue_workers::dof_queue_wake_internal]);
-pgrx::extension_sql_file!("../../sql/contents.sql", name = "contents", requires = [contents::dof_contents_path, contents::dof_listing]);
+pgrx::extension_sql_file!(
+    "../../sql/contents.sql",
+    name = "contents",
+    requires = [contents::dof_contents_path, contents::dof_listing, contents::dof_dotted_listing, contents::dof_contents_margin]
+);
 pgrx::extension_sql_file!(
     "../../sql/vector_search.sql",
     name = "vector_search",

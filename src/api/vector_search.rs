@@ -18,6 +18,8 @@ use pgrx::prelude::*;
 use pgrx::spi::OwnedPreparedStatement;
 use pgrx::{AnyElement, PgSqlErrorCode};
 
+use dof_core::contents::SEARCH_MARGIN;
+
 use super::errors::{raise, raise_invalid_parameter};
 
 thread_local! {
@@ -58,22 +60,28 @@ const PASSAGES_PER_CHUNK: i64 = 4;
 /// re-ranked by their stored float vectors' distance (a 16-bit copy would order near-equal
 /// chunks by rounding), and each chunk keeps its best. A dimension no index can hold is
 /// scanned in float order: exact. The join to dof_chunks applies the caller's row-level
-/// security and the filters, and leaves out tables of contents (`dof_contents`).
+/// security and the filters; the best `$4` + `SEARCH_MARGIN` chunks are then read to leave
+/// out tables of contents (`dof_contents`, which reads a chunk's text: not for every
+/// passage the index yields).
 fn statement(dimension: i32) -> String {
     let order = index_order(dimension);
     format!(
         "SELECT array_agg(best.id ORDER BY best.distance, best.id), array_agg(best.distance ORDER BY best.distance, best.id)
-         FROM (SELECT hits.chunk_id AS id, min(hits.distance) AS distance
-               FROM (SELECT p.chunk_id, (p.embedding::vector({dimension}) <=> $1::vector({dimension}))::double precision AS distance
-                     FROM dof_passages p JOIN dof_chunks c ON c.id = p.chunk_id
-                     WHERE vector_dims(p.embedding) = {dimension}
-                       AND ($2 IS NULL OR c.collection = $2)
-                       AND ($3 IS NULL OR c.metadata @> $3::jsonb)
-                       AND NOT dof_contents(c.heading_path, c.content)
-                     ORDER BY p.embedding::{order}({dimension}) <=> $1::{order}({dimension})
-                     LIMIT $4 * {PASSAGES_PER_CHUNK}) hits
-               GROUP BY hits.chunk_id
-               ORDER BY 2, 1
+         FROM (SELECT near.id, near.distance
+               FROM (SELECT hits.chunk_id AS id, min(hits.distance) AS distance
+                     FROM (SELECT p.chunk_id, (p.embedding::vector({dimension}) <=> $1::vector({dimension}))::double precision AS distance
+                           FROM dof_passages p JOIN dof_chunks c ON c.id = p.chunk_id
+                           WHERE vector_dims(p.embedding) = {dimension}
+                             AND ($2 IS NULL OR c.collection = $2)
+                             AND ($3 IS NULL OR c.metadata @> $3::jsonb)
+                           ORDER BY p.embedding::{order}({dimension}) <=> $1::{order}({dimension})
+                           LIMIT ($4 + {SEARCH_MARGIN}) * {PASSAGES_PER_CHUNK}) hits
+                     GROUP BY hits.chunk_id
+                     ORDER BY 2, 1
+                     LIMIT $4 + {SEARCH_MARGIN}) near
+               JOIN dof_chunks c ON c.id = near.id
+               WHERE NOT dof_contents(c.heading_path, c.content)
+               ORDER BY near.distance, near.id
                LIMIT $4) best"
     )
 }
