@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The DOF set's questions over other converters' renditions of the same editions.
 
-bench/eval/dof_questions.tsv was written from Gemini's renditions; docling, pymupdf,
+bench/eval/dof_questions.tsv was written from Gemini's renditions; docling,
 pymupdf4llm and marker render the same PDFs with other headings, tables and line breaks,
 and a user loads whichever they have. For each question on an edition that RENDITION also
 renders, the evidence is looked for in that rendition with markdown marks and whitespace
@@ -17,7 +17,6 @@ RENDITION: docling | pymupdf4llm | marker (each edition's file in that converter
 """
 import csv
 import os
-import re
 import sys
 
 # Gemini's edition (as the questions name it) -> the same edition in each rendition.
@@ -60,8 +59,7 @@ def normalised(text):
 
 def rendered(path):
     with open(path, encoding="utf-8") as f:
-        body = f.read()
-    return (body, *normalised(body))
+        return normalised(f.read())
 
 
 def occurrences(text, needle):
@@ -88,14 +86,14 @@ def main():
                 bodies[target] = rendered(os.path.join(root, target))
             if row["file"] not in bodies:
                 bodies[row["file"]] = rendered(os.path.join(root, row["file"]))
-            body, flat, where = bodies[target]
+            flat, where = bodies[target]
             needle = normalised(row["evidence"])[0].strip()
             places = occurrences(flat, needle)
-            source_flat = bodies[row["file"]][1]
-            source_at = source_flat.find(needle)
-            if not needle or not places:
+            if not places:
                 missing += 1
                 continue
+            source_flat = bodies[row["file"]][0]
+            source_at = source_flat.find(needle)
             # the source's own place, as a share of its length (the source may not hold the
             # normalised evidence where markdown split it: then the first occurrence)
             share = source_at / len(source_flat) if source_at >= 0 else 0.0
