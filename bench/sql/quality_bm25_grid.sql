@@ -2,43 +2,27 @@
 -- bench/scripts/retrieval_quality.sh left (pg_dof_quality_<set>, collection
 -- eval-independent), the text leg is scored with k1, b and the heading weight taken from
 -- session settings, and every combination of the lists given is evaluated (text leg and
--- default hybrid, MRR@10). It replaces dof_text_leg_internal in that database with a copy
--- that calls the library's parameterised BM25 (the symbol 0.1.0's SQL declared), so run it
--- on a quality database only, never on one that holds documents you keep:
+-- default hybrid, MRR@10). The product's text leg runs as it is (the any-terms query, the
+-- contents filter and its margin); only its score, dof_bm25_score_internal, is replaced in
+-- one transaction by a call of the library's parameterised BM25 (the symbol 0.1.0's SQL
+-- declared), rolled back at the end; run it on a quality database, all the same:
 --   psql -d pg_dof_quality_dof -v k1=0.6,0.8,1.2 -v b=0.3,0.4,0.75 -v hw=2 -f bench/sql/quality_bm25_grid.sql
 -- The product's parameters: SELECT * FROM dof_bm25_parameters().
 \set ON_ERROR_STOP on
 \pset pager off
 SET client_min_messages = warning;
+BEGIN;
 SELECT set_config('grid.k1', :'k1', false), set_config('grid.b', :'b', false), set_config('grid.hw', :'hw', false) \gset
 CREATE OR REPLACE FUNCTION grid_bm25(anyelement, float8, text[], float8[], float8, float8, float8, float8) RETURNS float8
     IMMUTABLE PARALLEL SAFE LANGUAGE c AS '$libdir/pg_dof', 'dof_bm25_internal_wrapper';
-CREATE OR REPLACE FUNCTION dof_text_leg_internal(query_terms tsquery, k integer, collection text, filter jsonb, ranking text,
-                                      match_terms text, lexemes text[], idfs double precision[],
-                                      chunks double precision[], average_length double precision)
-    RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
-    LANGUAGE plpgsql STABLE AS $$
-DECLARE
-    match_query tsquery := CASE WHEN match_terms = 'any' THEN dof_any_terms_query(query_terms, lexemes, idfs, chunks)
-                                ELSE query_terms END;
-    k1 float8 := coalesce(nullif(current_setting('grid.k1_now', true), '')::float8, (SELECT p.k1 FROM dof_bm25_parameters() p));
-    b float8 := coalesce(nullif(current_setting('grid.b_now', true), '')::float8, (SELECT p.b FROM dof_bm25_parameters() p));
-    hw float8 := coalesce(nullif(current_setting('grid.hw_now', true), '')::float8, (SELECT p.heading_weight FROM dof_bm25_parameters() p));
-BEGIN
-    RETURN QUERY
-    SELECT hits.id, hits.score, (row_number() OVER (ORDER BY hits.score DESC, hits.id))::integer
-    FROM (SELECT c.id,
-                 CASE WHEN ranking = 'bm25'
-                      THEN grid_bm25(c.tsv, c.token_count::float8, lexemes, idfs, average_length, k1, b, hw)
-                      ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
-          FROM dof_chunks c
-          WHERE c.tsv @@ match_query
-            AND (dof_text_leg_internal.collection IS NULL OR c.collection = dof_text_leg_internal.collection)
-            AND (filter IS NULL OR c.metadata @> filter)
-          ORDER BY score DESC, c.id
-          LIMIT k) hits
-    ORDER BY hits.score DESC, hits.id;
-END
+-- STABLE: it reads the session's grid.*_now settings, which the loop below changes
+CREATE OR REPLACE FUNCTION dof_bm25_score_internal(tsv anyelement, length double precision, lexemes text[],
+                                                   idfs double precision[], average_length double precision)
+    RETURNS double precision LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT grid_bm25(tsv, length, lexemes, idfs, average_length,
+                     coalesce(nullif(current_setting('grid.k1_now', true), '')::float8, (SELECT p.k1 FROM dof_bm25_parameters() p)),
+                     coalesce(nullif(current_setting('grid.b_now', true), '')::float8, (SELECT p.b FROM dof_bm25_parameters() p)),
+                     coalesce(nullif(current_setting('grid.hw_now', true), '')::float8, (SELECT p.heading_weight FROM dof_bm25_parameters() p)))
 $$;
 CREATE TEMP TABLE grid (k1 float8, b float8, hw float8, method text, mrr float8);
 DO $$
@@ -55,3 +39,4 @@ BEGIN
 END $$;
 SELECT k1, b, hw, round(max(mrr) FILTER (WHERE method='text')::numeric,3) AS text, round(max(mrr) FILTER (WHERE method='hybrid')::numeric,3) AS hybrid
 FROM grid GROUP BY 1,2,3 ORDER BY 1,2,3;
+ROLLBACK;
