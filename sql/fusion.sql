@@ -151,15 +151,7 @@ BEGIN
     FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
     -- the text leg as dof_text_search runs it, with its BM25 inputs looked up once: the
     -- weighted fusion's full-match score is computed from the same IDFs
-    IF query IS NULL THEN
-        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
-            HINT = 'pass the query text, or its vector as query_embedding';
-    END IF;
-    PERFORM dof_check_text_arguments(ranking, match_terms);
-    query_terms := dof_query_tsquery((dof_collection(collection)).text_search_config, query);
-    IF ranking = 'bm25' OR match_terms = 'any' THEN
-        SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms, collection);
-    END IF;
+    SELECT * INTO query_terms, lexemes, idfs, chunks, average_length FROM dof_text_query(query, collection, ranking, match_terms);
     SELECT array_agg(t.chunk_id ORDER BY t.rank), array_agg(t.text_score ORDER BY t.rank) INTO text_ids, text_scores
     FROM dof_text_leg_internal(query_terms, greatest(candidate_pool, k), collection, filter, ranking, match_terms,
                                lexemes, idfs, chunks, average_length) t;

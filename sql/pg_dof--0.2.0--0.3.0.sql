@@ -840,103 +840,6 @@ END
 $$;
 COMMENT ON FUNCTION dof_check_hybrid_arguments(integer, integer, boolean) IS 'Raises 22023 unless k >= 1, candidate_pool is 1 to 100000 and dedup_by_source is not NULL: dof_hybrid_search''s check, which a coordinator''s shards run too';
 COMMENT ON FUNCTION dof_check_text_arguments(text, text) IS 'Raises 22023 unless ranking is bm25 or ts_rank_cd and match_terms any or all: dof_text_search''s check, which a coordinator''s shards run too';
-CREATE OR REPLACE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
-                                filter jsonb DEFAULT NULL, ranking text DEFAULT 'bm25',
-                                match_terms text DEFAULT 'any')
-    RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
-    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
-DECLARE
-    settings dof_collections := dof_collection(collection);
-    query_terms tsquery := dof_query_tsquery(settings.text_search_config, query);
-    lexemes text[];
-    idfs double precision[];
-    chunks double precision[];
-    average_length double precision;
-BEGIN
-    IF query IS NULL THEN
-        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
-    END IF;
-    IF k IS NULL OR k < 1 THEN
-        RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    PERFORM dof_check_text_arguments(ranking, match_terms);
-    IF ranking = 'bm25' OR match_terms = 'any' THEN
-        SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms, dof_text_search.collection);
-    END IF;
-    RETURN QUERY SELECT * FROM dof_text_leg_internal(query_terms, k, dof_text_search.collection, filter, ranking,
-                                                     match_terms, lexemes, idfs, chunks, average_length);
-END
-$$;
-CREATE OR REPLACE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
-                                  filter jsonb DEFAULT NULL, candidate_pool integer DEFAULT 50,
-                                  rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false,
-                                  query_embedding vector DEFAULT NULL, ranking text DEFAULT 'bm25',
-                                  match_terms text DEFAULT 'any', fusion text DEFAULT 'weighted',
-                                  alpha double precision DEFAULT 0.5, vector_weight double precision DEFAULT 1,
-                                  text_weight double precision DEFAULT 1)
-    RETURNS TABLE (chunk_id bigint, document_id bigint, source_id text, heading_path text[], content text,
-                   score double precision, vector_rank integer, text_rank integer)
-    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
-DECLARE
-    vector_ids bigint[];
-    vector_scores double precision[];
-    text_ids bigint[];
-    text_scores double precision[];
-    text_full_match double precision;
-    query_terms tsquery;
-    lexemes text[];
-    idfs double precision[];
-    chunks double precision[];
-    average_length double precision;
-BEGIN
-    PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
-    -- the fusion's own arguments are checked before any leg runs
-    PERFORM dof_fuse(fusion, '{}', '{}', '{}', '{}', rrf_k, alpha, vector_weight, text_weight);
-    SELECT array_agg(v.chunk_id ORDER BY v.rank), array_agg(1 - v.distance ORDER BY v.rank) INTO vector_ids, vector_scores
-    FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
-    -- the text leg as dof_text_search runs it, with its BM25 inputs looked up once: the
-    -- weighted fusion's full-match score is computed from the same IDFs
-    IF query IS NULL THEN
-        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
-            HINT = 'pass the query text, or its vector as query_embedding';
-    END IF;
-    PERFORM dof_check_text_arguments(ranking, match_terms);
-    query_terms := dof_query_tsquery((dof_collection(collection)).text_search_config, query);
-    IF ranking = 'bm25' OR match_terms = 'any' THEN
-        SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms, collection);
-    END IF;
-    SELECT array_agg(t.chunk_id ORDER BY t.rank), array_agg(t.text_score ORDER BY t.rank) INTO text_ids, text_scores
-    FROM dof_text_leg_internal(query_terms, greatest(candidate_pool, k), collection, filter, ranking, match_terms,
-                               lexemes, idfs, chunks, average_length) t;
-    IF ranking = 'bm25' AND fusion = 'weighted' AND text_ids IS NOT NULL THEN
-        text_full_match := dof_bm25_full_match(idfs);
-    END IF;
-    RETURN QUERY
-    WITH fused AS (
-        SELECT f.id, f.score, f.vector_rank, f.text_rank
-        FROM dof_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight,
-                      text_full_match) f
-    ), ranked AS (
-        SELECT fused.* FROM fused WHERE NOT dedup_by_source
-        UNION ALL
-        SELECT per_document.*
-        FROM (SELECT DISTINCT ON (c.document_id) fused.*
-              FROM fused JOIN dof_chunks c ON c.id = fused.id
-              WHERE dedup_by_source
-              ORDER BY c.document_id, fused.score DESC, fused.id) per_document
-    ), best AS (
-        -- the k best ids first, the content after: the fused list holds up to twice
-        -- candidate_pool chunks and only k are returned (at 50 + 50 candidates, 0.77 ms ->
-        -- 0.61 ms, and 0.42 ms without dedup_by_source, which needs no chunk row to rank)
-        SELECT ranked.* FROM ranked ORDER BY ranked.score DESC, ranked.id LIMIT k
-    )
-    SELECT best.id, c.document_id, d.source_id, c.heading_path, c.content, best.score, best.vector_rank, best.text_rank
-    FROM best
-    JOIN dof_chunks c ON c.id = best.id
-    JOIN dof_documents d ON d.id = c.document_id
-    ORDER BY best.score DESC, best.id;
-END
-$$;
 DROP FUNCTION dof_shard_prepare(text, text, integer);
 CREATE FUNCTION dof_shard_prepare(query text, collection text, embed_shard integer, k integer DEFAULT 10,
                                   candidate_pool integer DEFAULT 50, dedup_by_source boolean DEFAULT false,
@@ -1203,6 +1106,122 @@ BEGIN
           ORDER BY best.score DESC, best.id
           LIMIT k) hits
     ORDER BY hits.score DESC, hits.id;
+END
+$$;
+
+-- The text leg's query and inputs in one function (dof_text_query) that both searches call
+-- (dof_text_search and dof_hybrid_search, re-created here once for this version's changes:
+-- their arguments checked as a coordinator's shards check them, the BM25 inputs looked up
+-- once, the full-match score of the weighted fusion).
+-- A text search's query and BM25 inputs, its arguments checked: what dof_text_search and
+-- dof_hybrid_search both run before dof_text_leg_internal (a coordinator's shards check
+-- the same arguments in dof_shard_prepare). The tsquery is the collection's configuration's
+-- (dof_query_tsquery); the BM25 inputs are dof_bm25_terms', NULL where neither the ranking
+-- nor match_terms uses them (ts_rank_cd with match_terms => 'all').
+CREATE FUNCTION dof_text_query(query text, collection text, ranking text, match_terms text)
+    RETURNS TABLE (query_terms tsquery, lexemes text[], idfs double precision[], chunks double precision[],
+                   average_length double precision)
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    settings dof_collections := dof_collection(collection);
+    terms tsquery;
+BEGIN
+    IF query IS NULL THEN
+        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'the text leg searches the query''s words: pass the query text';
+    END IF;
+    PERFORM dof_check_text_arguments(ranking, match_terms);
+    terms := dof_query_tsquery(settings.text_search_config, query);
+    IF ranking = 'bm25' OR match_terms = 'any' THEN
+        RETURN QUERY SELECT terms, b.lexemes, b.idfs, b.chunks, b.average_length
+                     FROM dof_bm25_terms(terms, dof_text_query.collection) b;
+    ELSE
+        RETURN QUERY SELECT terms, NULL::text[], NULL::double precision[], NULL::double precision[], NULL::double precision;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION dof_text_query(text, text, text, text) IS 'A text search''s tsquery in the collection''s configuration and its BM25 inputs (dof_bm25_terms; NULL when neither the ranking nor match_terms uses them), with the query and the text leg''s arguments checked: what dof_text_search and dof_hybrid_search run before the leg';
+CREATE OR REPLACE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
+                                filter jsonb DEFAULT NULL, ranking text DEFAULT 'bm25',
+                                match_terms text DEFAULT 'any')
+    RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    query_terms tsquery;
+    lexemes text[];
+    idfs double precision[];
+    chunks double precision[];
+    average_length double precision;
+BEGIN
+    SELECT * INTO query_terms, lexemes, idfs, chunks, average_length
+    FROM dof_text_query(query, dof_text_search.collection, ranking, match_terms);
+    IF k IS NULL OR k < 1 THEN
+        RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN QUERY SELECT * FROM dof_text_leg_internal(query_terms, k, dof_text_search.collection, filter, ranking,
+                                                     match_terms, lexemes, idfs, chunks, average_length);
+END
+$$;
+CREATE OR REPLACE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
+                                  filter jsonb DEFAULT NULL, candidate_pool integer DEFAULT 50,
+                                  rrf_k integer DEFAULT 60, dedup_by_source boolean DEFAULT false,
+                                  query_embedding vector DEFAULT NULL, ranking text DEFAULT 'bm25',
+                                  match_terms text DEFAULT 'any', fusion text DEFAULT 'weighted',
+                                  alpha double precision DEFAULT 0.5, vector_weight double precision DEFAULT 1,
+                                  text_weight double precision DEFAULT 1)
+    RETURNS TABLE (chunk_id bigint, document_id bigint, source_id text, heading_path text[], content text,
+                   score double precision, vector_rank integer, text_rank integer)
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    vector_ids bigint[];
+    vector_scores double precision[];
+    text_ids bigint[];
+    text_scores double precision[];
+    text_full_match double precision;
+    query_terms tsquery;
+    lexemes text[];
+    idfs double precision[];
+    chunks double precision[];
+    average_length double precision;
+BEGIN
+    PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
+    -- the fusion's own arguments are checked before any leg runs
+    PERFORM dof_fuse(fusion, '{}', '{}', '{}', '{}', rrf_k, alpha, vector_weight, text_weight);
+    SELECT array_agg(v.chunk_id ORDER BY v.rank), array_agg(1 - v.distance ORDER BY v.rank) INTO vector_ids, vector_scores
+    FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
+    -- the text leg as dof_text_search runs it, with its BM25 inputs looked up once: the
+    -- weighted fusion's full-match score is computed from the same IDFs
+    SELECT * INTO query_terms, lexemes, idfs, chunks, average_length FROM dof_text_query(query, collection, ranking, match_terms);
+    SELECT array_agg(t.chunk_id ORDER BY t.rank), array_agg(t.text_score ORDER BY t.rank) INTO text_ids, text_scores
+    FROM dof_text_leg_internal(query_terms, greatest(candidate_pool, k), collection, filter, ranking, match_terms,
+                               lexemes, idfs, chunks, average_length) t;
+    IF ranking = 'bm25' AND fusion = 'weighted' AND text_ids IS NOT NULL THEN
+        text_full_match := dof_bm25_full_match(idfs);
+    END IF;
+    RETURN QUERY
+    WITH fused AS (
+        SELECT f.id, f.score, f.vector_rank, f.text_rank
+        FROM dof_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight,
+                      text_full_match) f
+    ), ranked AS (
+        SELECT fused.* FROM fused WHERE NOT dedup_by_source
+        UNION ALL
+        SELECT per_document.*
+        FROM (SELECT DISTINCT ON (c.document_id) fused.*
+              FROM fused JOIN dof_chunks c ON c.id = fused.id
+              WHERE dedup_by_source
+              ORDER BY c.document_id, fused.score DESC, fused.id) per_document
+    ), best AS (
+        -- the k best ids first, the content after: the fused list holds up to twice
+        -- candidate_pool chunks and only k are returned (at 50 + 50 candidates, 0.77 ms ->
+        -- 0.61 ms, and 0.42 ms without dedup_by_source, which needs no chunk row to rank)
+        SELECT ranked.* FROM ranked ORDER BY ranked.score DESC, ranked.id LIMIT k
+    )
+    SELECT best.id, c.document_id, d.source_id, c.heading_path, c.content, best.score, best.vector_rank, best.text_rank
+    FROM best
+    JOIN dof_chunks c ON c.id = best.id
+    JOIN dof_documents d ON d.id = c.document_id
+    ORDER BY best.score DESC, best.id;
 END
 $$;
 

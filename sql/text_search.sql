@@ -136,6 +136,34 @@ BEGIN
 END
 $$;
 
+-- A text search's query and BM25 inputs, its arguments checked: what dof_text_search and
+-- dof_hybrid_search both run before dof_text_leg_internal (a coordinator's shards check
+-- the same arguments in dof_shard_prepare). The tsquery is the collection's configuration's
+-- (dof_query_tsquery); the BM25 inputs are dof_bm25_terms', NULL where neither the ranking
+-- nor match_terms uses them (ts_rank_cd with match_terms => 'all').
+CREATE FUNCTION dof_text_query(query text, collection text, ranking text, match_terms text)
+    RETURNS TABLE (query_terms tsquery, lexemes text[], idfs double precision[], chunks double precision[],
+                   average_length double precision)
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    settings dof_collections := dof_collection(collection);
+    terms tsquery;
+BEGIN
+    IF query IS NULL THEN
+        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'the text leg searches the query''s words: pass the query text';
+    END IF;
+    PERFORM dof_check_text_arguments(ranking, match_terms);
+    terms := dof_query_tsquery(settings.text_search_config, query);
+    IF ranking = 'bm25' OR match_terms = 'any' THEN
+        RETURN QUERY SELECT terms, b.lexemes, b.idfs, b.chunks, b.average_length
+                     FROM dof_bm25_terms(terms, dof_text_query.collection) b;
+    ELSE
+        RETURN QUERY SELECT terms, NULL::text[], NULL::double precision[], NULL::double precision[], NULL::double precision;
+    END IF;
+END
+$$;
+
 -- Text leg: chunk ids matching the query in the collection's text search configuration
 -- (spanish by default), ranked by BM25 (dof_core::bm25's parameters; IDFs and lengths from
 -- dof_bm25_terms) or, with ranking => 'ts_rank_cd', by PostgreSQL's cover density
@@ -152,22 +180,16 @@ CREATE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection tex
     RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
-    settings dof_collections := dof_collection(collection);
-    query_terms tsquery := dof_query_tsquery(settings.text_search_config, query);
+    query_terms tsquery;
     lexemes text[];
     idfs double precision[];
     chunks double precision[];
     average_length double precision;
 BEGIN
-    IF query IS NULL THEN
-        RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
-    END IF;
+    SELECT * INTO query_terms, lexemes, idfs, chunks, average_length
+    FROM dof_text_query(query, dof_text_search.collection, ranking, match_terms);
     IF k IS NULL OR k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    PERFORM dof_check_text_arguments(ranking, match_terms);
-    IF ranking = 'bm25' OR match_terms = 'any' THEN
-        SELECT * INTO lexemes, idfs, chunks, average_length FROM dof_bm25_terms(query_terms, dof_text_search.collection);
     END IF;
     RETURN QUERY SELECT * FROM dof_text_leg_internal(query_terms, k, dof_text_search.collection, filter, ranking,
                                                      match_terms, lexemes, idfs, chunks, average_length);
@@ -186,5 +208,6 @@ COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Luce
 COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs only those';
 COMMENT ON FUNCTION dof_bm25_parameters() IS 'BM25''s parameters as the text leg scores with them: k1, b, and what a match in the heading path (weight A) counts as';
 COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, text, text[], double precision[], double precision[], double precision) IS 'Internal: the text leg''s query with its BM25 inputs given (this server''s statistics, or a coordinator''s global ones)';
+COMMENT ON FUNCTION dof_text_query(text, text, text, text) IS 'A text search''s tsquery in the collection''s configuration and its BM25 inputs (dof_bm25_terms; NULL when neither the ranking nor match_terms uses them), with the query and the text leg''s arguments checked: what dof_text_search and dof_hybrid_search run before the leg';
 COMMENT ON FUNCTION dof_check_text_arguments(text, text) IS 'Raises 22023 unless ranking is bm25 or ts_rank_cd and match_terms any or all: dof_text_search''s check, which a coordinator''s shards run too';
 COMMENT ON FUNCTION dof_bm25_full_match(double precision[]) IS 'A query''s full-match BM25: the score of a chunk of average length holding each of its lexemes once, the sum of their IDFs (NULLs left out)';

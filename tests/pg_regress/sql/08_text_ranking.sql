@@ -79,6 +79,8 @@ SELECT * FROM dof_text_search('ley', ranking => 'tf-idf');
 SELECT * FROM dof_text_search('ley', match_terms => 'some');
 SELECT * FROM dof_text_search(NULL);
 SELECT * FROM dof_hybrid_search(NULL, collection => 'ranking');
+-- with its vector given, the text leg still needs the query's words
+SELECT * FROM dof_hybrid_search(NULL, collection => 'ranking', query_embedding => dof_embed_query('ley', (dof_collection('ranking')).model));
 SELECT dof_embed_query(NULL) IS NULL AS null_in_null_out;
 SELECT dof_bm25_score_internal(42, 1, '{a}', '{1}', NULL);
 SELECT dof_bm25_score_internal('a:1'::tsvector, 1, '{a,b}', '{1}', NULL);

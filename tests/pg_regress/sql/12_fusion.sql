@@ -66,6 +66,21 @@ SELECT dof_contents_path('{"DIARIO OFICIAL", "ÍNDICE"}') AS an_index, dof_conte
        dof_listing(E'* uno\n* dos\n* tres') AS listing, dof_listing('Un párrafo de prosa que no es una lista de nada.') AS prose,
        dof_dotted_listing(E'Nombre: ..........\nDomicilio: ..........\nFirma: ..........') AS a_form;
 
+-- a leg ranks its best k + dof_contents_margin() candidates and leaves the tables of
+-- contents among them out: with 15 indices ranked over the one prose chunk, k 3 (13
+-- candidates, all indices) returns none, k 6 (16 candidates) the prose chunk
+INSERT INTO dof_collections (name, model, late_chunking, max_tokens) VALUES ('margen', 'hash-384', false, 200);
+INSERT INTO dof_documents (collection, source_id, body)
+SELECT 'margen', 'indice-' || g, E'## ÍNDICE\n\n* Sinaloa\n* Sinaloa, convenio\n* Sinaloa, acuerdo\n' FROM generate_series(1, 15) g
+UNION ALL
+SELECT 'margen', 'prosa', 'El convenio de coordinación con el Estado de Sinaloa se firmó en la capital del estado, ante los representantes de las dependencias federales y estatales que lo suscriben, y entra en vigor al día siguiente de su publicación en el periódico oficial del estado y en el Diario Oficial de la Federación.';
+SELECT dof_contents_margin() AS margin,
+       (SELECT count(*) FROM dof_chunks c WHERE c.collection = 'margen' AND dof_contents(c.heading_path, c.content)) AS indices;
+SELECT k, count(t.chunk_id) AS returned, array_remove(array_agg(d.source_id), NULL) AS sources
+FROM unnest(ARRAY[3, 6]) k LEFT JOIN LATERAL dof_text_search('sinaloa', k, 'margen') t ON true
+LEFT JOIN dof_chunks c ON c.id = t.chunk_id LEFT JOIN dof_documents d ON d.id = c.document_id
+GROUP BY k ORDER BY k;
+
 -- the weighted fusion's text share scaled by the text leg's coverage of the query (its best
 -- score over the query's full-match BM25, at most 1): a text leg whose best chunk matched a
 -- quarter of the query weighs less than alpha; one that matched all of it (or more) weighs alpha
