@@ -17,6 +17,11 @@
 -- share scaled by how much of the query its best chunk matches: its BM25 over the query's
 -- full-match score, the sum of its lexemes' IDFs, which a chunk of average length holding
 -- each lexeme once scores; capped at 1) at the full-match score × 1 and × 1.5.
+-- Last, per subset, the product's fusion (floor10 with coverage, dof_fuse) against three
+-- more: terms (alpha 0.6 for a query of up to 4 lexemes, 0.35 from 9, linear between),
+-- text_floor (the text leg's spread counted as at least half the full-match score, as the
+-- vector leg's is floored) and ranks (the product's fused ranks and RRF's, each 1 / (60 +
+-- rank), summed).
 \set ON_ERROR_STOP on
 \pset pager off
 SET client_min_messages = warning;
@@ -39,7 +44,9 @@ SELECT q.id AS question, q.question ~ '[?¿]' AS asks,
        pg_temp.grid_confidence(q.id, 't') AS ct, pg_temp.grid_confidence(q.id, 'v') AS cv,
        (SELECT max(s.score) FROM grid_scores s WHERE s.question = q.id AND s.leg = 't') AS thi,
        (SELECT sum(i) FROM dof_bm25_terms(dof_query_tsquery((dof_collection('eval-independent')).text_search_config, q.question),
-                                          'eval-independent') b, unnest(b.idfs) i) AS ideal
+                                          'eval-independent') b, unnest(b.idfs) i) AS ideal,
+       (SELECT cardinality(b.lexemes) FROM dof_bm25_terms(dof_query_tsquery((dof_collection('eval-independent')).text_search_config, q.question),
+                                                          'eval-independent') b) AS terms
 FROM eval_questions q;
 SELECT leg, round(avg(hi - lo)::numeric, 3) AS mean_spread,
        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY hi - lo)::numeric, 3) AS median_spread,
@@ -103,4 +110,17 @@ SELECT s.over,
   round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha', t => 'coalesce(t.score / nullif(t.hi, 0), 0)'), 0.5, s.questions)::numeric, 3) AS text_max,
   round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha', t => 'coalesce(t.mm, 0) * least(1, g.thi / nullif(g.ideal, 0))'), 0.5, s.questions)::numeric, 3) AS coverage,
   round(pg_temp.grid_mrr(pg_temp.grid_weighted('p.alpha', t => 'coalesce(t.mm, 0) * least(1, g.thi / nullif(1.5 * g.ideal, 0))'), 0.5, s.questions)::numeric, 3) AS coverage15
+FROM grid_subsets s ORDER BY s.over;
+-- the product's fusion (dof_fuse: floor10, the text share scaled by coverage) against
+-- fusions that adapt to the query's length, floor the text leg's spread, or add RRF's ranks
+CREATE FUNCTION pg_temp.grid_product(a text DEFAULT 'p.alpha', t_spread text DEFAULT 't.hi - t.lo') RETURNS text LANGUAGE sql AS
+$f$ SELECT pg_temp.grid_weighted(a, t => format('CASE WHEN t.id IS NULL THEN 0 ELSE coalesce((t.score - t.lo) / nullif(%s, 0), 1) END * least(1, g.thi / nullif(g.ideal, 0))', t_spread)) $f$;
+SELECT s.over,
+  round(pg_temp.grid_mrr(pg_temp.grid_product(), 0.5, s.questions)::numeric, 3) AS product,
+  round(pg_temp.grid_mrr(pg_temp.grid_product('CASE WHEN g.terms <= 4 THEN 0.6 WHEN g.terms >= 9 THEN 0.35 ELSE 0.6 - 0.05 * (g.terms - 4) END'),
+                         0.5, s.questions)::numeric, 3) AS terms,
+  round(pg_temp.grid_mrr(pg_temp.grid_product(t_spread => 'greatest(t.hi - t.lo, 0.5 * g.ideal)'), 0.5, s.questions)::numeric, 3) AS text_floor,
+  round(pg_temp.grid_mrr(format('1.0 / (60 + row_number() OVER (PARTITION BY i.question ORDER BY %s DESC, i.id))
+                                 + 1.0 / (60 + row_number() OVER (PARTITION BY i.question ORDER BY coalesce(1.0 / (60 + t.rank), 0) + coalesce(1.0 / (60 + v.rank), 0) DESC, i.id))',
+                                pg_temp.grid_product()), 0.5, s.questions)::numeric, 3) AS ranks
 FROM grid_subsets s ORDER BY s.over;
