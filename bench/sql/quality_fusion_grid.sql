@@ -43,11 +43,9 @@ CREATE TEMP TABLE grid_questions AS
 SELECT q.id AS question, q.question ~ '[?¿]' AS asks,
        pg_temp.grid_confidence(q.id, 't') AS ct, pg_temp.grid_confidence(q.id, 'v') AS cv,
        (SELECT max(s.score) FROM grid_scores s WHERE s.question = q.id AND s.leg = 't') AS thi,
-       (SELECT sum(i) FROM dof_bm25_terms(dof_query_tsquery((dof_collection('eval-independent')).text_search_config, q.question),
-                                          'eval-independent') b, unnest(b.idfs) i) AS ideal,
-       (SELECT cardinality(b.lexemes) FROM dof_bm25_terms(dof_query_tsquery((dof_collection('eval-independent')).text_search_config, q.question),
-                                                          'eval-independent') b) AS terms
-FROM eval_questions q;
+       (SELECT sum(i) FROM unnest(b.idfs) i) AS ideal, cardinality(b.lexemes) AS terms
+FROM eval_questions q,
+     dof_bm25_terms(dof_query_tsquery((dof_collection('eval-independent')).text_search_config, q.question), 'eval-independent') b;
 SELECT leg, round(avg(hi - lo)::numeric, 3) AS mean_spread,
        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY hi - lo)::numeric, 3) AS median_spread,
        round(min(hi - lo)::numeric, 3) AS least, round(max(hi - lo)::numeric, 3) AS most
