@@ -143,6 +143,7 @@ DECLARE
     idfs double precision[];
     chunks double precision[];
     average_length double precision;
+    query_vector tsvector;
 BEGIN
     PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
     -- the fusion's own arguments are checked before any leg runs
@@ -151,10 +152,11 @@ BEGIN
     FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
     -- the text leg as dof_text_search runs it, with its BM25 inputs looked up once: the
     -- weighted fusion's full-match score is computed from the same IDFs
-    SELECT * INTO query_terms, lexemes, idfs, chunks, average_length FROM dof_text_query(query, collection, ranking, match_terms);
+    SELECT * INTO query_terms, lexemes, idfs, chunks, average_length, query_vector
+    FROM dof_text_query(query, collection, ranking, match_terms);
     SELECT array_agg(t.chunk_id ORDER BY t.rank), array_agg(t.text_score ORDER BY t.rank) INTO text_ids, text_scores
     FROM dof_text_leg_internal(query_terms, greatest(candidate_pool, k), collection, filter, ranking, match_terms,
-                               lexemes, idfs, chunks, average_length) t;
+                               lexemes, idfs, chunks, average_length, query_vector) t;
     IF ranking = 'bm25' AND fusion = 'weighted' AND text_ids IS NOT NULL THEN
         text_full_match := dof_bm25_full_match(idfs);
     END IF;

@@ -349,10 +349,21 @@ COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document 
 COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
 
 -- A hyphen inside a word separates words in a search (DS-092-2002-EF finds "Nº 092-2002-EF").
+-- dof_query_words is that rule, which the query's own tsvector (dof_query_vector) follows too.
+CREATE FUNCTION dof_query_words(query text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN regexp_replace(query, '([[:alnum:]])-(?=[[:alnum:]])', '\1 ', 'g');
+
 CREATE FUNCTION dof_query_tsquery(config regconfig, query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN websearch_to_tsquery(config, CASE WHEN strpos(query, '"') > 0 THEN query
-                                             ELSE regexp_replace(query, '([[:alnum:]])-(?=[[:alnum:]])', '\1 ', 'g') END);
+    RETURN websearch_to_tsquery(config, CASE WHEN strpos(query, '"') > 0 THEN query ELSE dof_query_words(query) END);
+
+-- The query's own tsvector, its words read as dof_query_tsquery reads them: where each of
+-- its lexemes stands, so the text leg knows which words are neighbours
+-- (dof_text_score_internal adds the pairs a chunk has as neighbours too).
+CREATE FUNCTION dof_query_vector(config regconfig, query text) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN to_tsvector(config, dof_query_words(query));
 CREATE OR REPLACE FUNCTION dof_shard_legs(query text, candidates integer, collection text, filter jsonb, query_embedding vector,
                                ranking text, match_terms text, lexemes text[], chunks double precision[],
                                total_chunks double precision, average_length double precision)
@@ -366,10 +377,13 @@ BEGIN
     RETURN QUERY SELECT 'text'::text, t.chunk_id, t.text_score
                  FROM dof_text_leg_internal(dof_query_tsquery(settings.text_search_config, query), candidates,
                                             collection, filter, ranking, match_terms, lexemes,
-                                            dof_bm25_idfs(chunks, total_chunks), chunks, average_length) t;
+                                            dof_bm25_idfs(chunks, total_chunks), chunks, average_length,
+                                            CASE WHEN ranking = 'bm25' THEN dof_query_vector(settings.text_search_config, query) END) t;
 END
 $$;
 COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), a hyphen inside a word separating words (DS-092-2002-EF matches as ds 092 2002 ef) unless the query has a double quote';
+COMMENT ON FUNCTION dof_query_words(text) IS 'A query''s words as the text leg reads them: a hyphen inside a word separates words (DS-092-2002-EF is ds 092 2002 ef)';
+COMMENT ON FUNCTION dof_query_vector(regconfig, text) IS 'The query''s own tsvector (its words as dof_query_words reads them): where its lexemes stand, so the text leg can score the neighbouring words a chunk has as neighbours';
 
 -- The queue's advisory-lock class defined once (it was a literal in the batch and in
 -- dof_queue_progress); the batch takes it from the function.
@@ -1077,9 +1091,27 @@ COMMENT ON FUNCTION dof_contents_path(text[]) IS 'Whether a heading path puts a 
 COMMENT ON FUNCTION dof_listing(text) IS 'Whether a text is a listing: at least three lines, three in four of them list items, headings, page numbers, titles with dot leaders or lines of up to eight words (a bold line is no list item, a table row no short line)';
 COMMENT ON FUNCTION dof_dotted_listing(text) IS 'Whether a text is a table of contents under any heading: three in four of its lines (headings, page numbers and table rows aside) end in dot leaders, with five words or more before them on average (titles, not a form''s blank fields)';
 COMMENT ON FUNCTION dof_contents_margin() IS 'How many candidates past the k wanted each search leg ranks before it leaves out the tables of contents among them (dof_contents reads a chunk''s text: only those are read); a leg returns fewer than k only when more than this many of its best are tables of contents';
-CREATE OR REPLACE FUNCTION dof_text_leg_internal(query_terms tsquery, k integer, collection text, filter jsonb, ranking text,
+-- The text leg adds the query's neighbouring words that a chunk has as neighbours to its
+-- BM25 (dof_text_score_internal, given the query's own tsvector: dof_query_vector).
+CREATE  FUNCTION "dof_text_score_internal"(
+	"tsv" anyelement, /* AnyElement */
+	"length" double precision, /* f64 */
+	"lexemes" TEXT[], /* Vec < String > */
+	"idfs" double precision[], /* Vec < f64 > */
+	"average_length" double precision, /* Option < f64 > */
+	"query_vector" anyelement /* Option < AnyElement > */
+) RETURNS double precision /* f64 */
+IMMUTABLE PARALLEL SAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'dof_text_score_internal_wrapper';
+CREATE  FUNCTION "dof_bm25_pair_weight"() RETURNS double precision /* f64 */
+IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'dof_bm25_pair_weight_wrapper';
+DROP FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, text, text[], double precision[], double precision[], double precision);
+CREATE FUNCTION dof_text_leg_internal(query_terms tsquery, k integer, collection text, filter jsonb, ranking text,
                                       match_terms text, lexemes text[], idfs double precision[],
-                                      chunks double precision[], average_length double precision)
+                                      chunks double precision[], average_length double precision, query_vector tsvector)
     RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
@@ -1091,7 +1123,7 @@ BEGIN
     FROM (SELECT best.id, best.score
           FROM (SELECT c.id,
                        CASE WHEN ranking = 'bm25'
-                            THEN dof_bm25_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length)
+                            THEN dof_text_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length, query_vector)
                             ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
                 FROM dof_chunks c
                 WHERE c.tsv @@ match_query
@@ -1108,6 +1140,9 @@ BEGIN
     ORDER BY hits.score DESC, hits.id;
 END
 $$;
+COMMENT ON FUNCTION dof_text_score_internal(anyelement, double precision, text[], double precision[], double precision, anyelement) IS 'Internal: the text leg''s score of one tsvector, its BM25 plus, for each two neighbouring words of the query (query_vector: dof_query_vector; NULL: none) the tsvector has as neighbours at the same distance, dof_bm25_pair_weight() times their mean IDF';
+COMMENT ON FUNCTION dof_bm25_pair_weight() IS 'What two neighbouring words of the query that a chunk has as neighbours at the same distance add to the text leg''s score, times their mean IDF (0.5, by measurement)';
+COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, text, text[], double precision[], double precision[], double precision, tsvector) IS 'Internal: the text leg''s query with its BM25 inputs given (this server''s statistics, or a coordinator''s global ones)';
 
 -- The text leg's query and inputs in one function (dof_text_query) that both searches call
 -- (dof_text_search and dof_hybrid_search, re-created here once for this version's changes:
@@ -1120,7 +1155,7 @@ $$;
 -- nor match_terms uses them (ts_rank_cd with match_terms => 'all').
 CREATE FUNCTION dof_text_query(query text, collection text, ranking text, match_terms text)
     RETURNS TABLE (query_terms tsquery, lexemes text[], idfs double precision[], chunks double precision[],
-                   average_length double precision)
+                   average_length double precision, query_vector tsvector)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
     settings dof_collections := dof_collection(collection);
@@ -1133,10 +1168,12 @@ BEGIN
     PERFORM dof_check_text_arguments(ranking, match_terms);
     terms := dof_query_tsquery(settings.text_search_config, query);
     IF ranking = 'bm25' OR match_terms = 'any' THEN
-        RETURN QUERY SELECT terms, b.lexemes, b.idfs, b.chunks, b.average_length
+        RETURN QUERY SELECT terms, b.lexemes, b.idfs, b.chunks, b.average_length,
+                            CASE WHEN ranking = 'bm25' THEN dof_query_vector(settings.text_search_config, query) END
                      FROM dof_bm25_terms(terms, dof_text_query.collection) b;
     ELSE
-        RETURN QUERY SELECT terms, NULL::text[], NULL::double precision[], NULL::double precision[], NULL::double precision;
+        RETURN QUERY SELECT terms, NULL::text[], NULL::double precision[], NULL::double precision[], NULL::double precision,
+                            NULL::tsvector;
     END IF;
 END
 $$;
@@ -1152,14 +1189,15 @@ DECLARE
     idfs double precision[];
     chunks double precision[];
     average_length double precision;
+    query_vector tsvector;
 BEGIN
-    SELECT * INTO query_terms, lexemes, idfs, chunks, average_length
+    SELECT * INTO query_terms, lexemes, idfs, chunks, average_length, query_vector
     FROM dof_text_query(query, dof_text_search.collection, ranking, match_terms);
     IF k IS NULL OR k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
     RETURN QUERY SELECT * FROM dof_text_leg_internal(query_terms, k, dof_text_search.collection, filter, ranking,
-                                                     match_terms, lexemes, idfs, chunks, average_length);
+                                                     match_terms, lexemes, idfs, chunks, average_length, query_vector);
 END
 $$;
 CREATE OR REPLACE FUNCTION dof_hybrid_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
@@ -1183,6 +1221,7 @@ DECLARE
     idfs double precision[];
     chunks double precision[];
     average_length double precision;
+    query_vector tsvector;
 BEGIN
     PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
     -- the fusion's own arguments are checked before any leg runs
@@ -1191,10 +1230,11 @@ BEGIN
     FROM dof_vector_search(query, greatest(candidate_pool, k), collection, filter, query_embedding) v;
     -- the text leg as dof_text_search runs it, with its BM25 inputs looked up once: the
     -- weighted fusion's full-match score is computed from the same IDFs
-    SELECT * INTO query_terms, lexemes, idfs, chunks, average_length FROM dof_text_query(query, collection, ranking, match_terms);
+    SELECT * INTO query_terms, lexemes, idfs, chunks, average_length, query_vector
+    FROM dof_text_query(query, collection, ranking, match_terms);
     SELECT array_agg(t.chunk_id ORDER BY t.rank), array_agg(t.text_score ORDER BY t.rank) INTO text_ids, text_scores
     FROM dof_text_leg_internal(query_terms, greatest(candidate_pool, k), collection, filter, ranking, match_terms,
-                               lexemes, idfs, chunks, average_length) t;
+                               lexemes, idfs, chunks, average_length, query_vector) t;
     IF ranking = 'bm25' AND fusion = 'weighted' AND text_ids IS NOT NULL THEN
         text_full_match := dof_bm25_full_match(idfs);
     END IF;

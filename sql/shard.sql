@@ -144,7 +144,8 @@ BEGIN
     RETURN QUERY SELECT 'text'::text, t.chunk_id, t.text_score
                  FROM dof_text_leg_internal(dof_query_tsquery(settings.text_search_config, query), candidates,
                                             collection, filter, ranking, match_terms, lexemes,
-                                            dof_bm25_idfs(chunks, total_chunks), chunks, average_length) t;
+                                            dof_bm25_idfs(chunks, total_chunks), chunks, average_length,
+                                            CASE WHEN ranking = 'bm25' THEN dof_query_vector(settings.text_search_config, query) END) t;
 END
 $$;
 

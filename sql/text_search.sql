@@ -27,10 +27,21 @@ END;
 -- 'ds' <-> '092' <-> '2002' <-> 'ef', which a body that says "Nº 092-2002-EF" fails,
 -- while "ds 092 2002 ef" finds it. Identifiers match however they are typed. A query with
 -- a double quote keeps its phrases as written.
+-- dof_query_words is that rule, which the query's own tsvector (dof_query_vector) follows too.
+CREATE FUNCTION dof_query_words(query text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN regexp_replace(query, '([[:alnum:]])-(?=[[:alnum:]])', '\1 ', 'g');
+
 CREATE FUNCTION dof_query_tsquery(config regconfig, query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN websearch_to_tsquery(config, CASE WHEN strpos(query, '"') > 0 THEN query
-                                             ELSE regexp_replace(query, '([[:alnum:]])-(?=[[:alnum:]])', '\1 ', 'g') END);
+    RETURN websearch_to_tsquery(config, CASE WHEN strpos(query, '"') > 0 THEN query ELSE dof_query_words(query) END);
+
+-- The query's own tsvector, its words read as dof_query_tsquery reads them: where each of
+-- its lexemes stands, so the text leg knows which words are neighbours
+-- (dof_text_score_internal adds the pairs a chunk has as neighbours too).
+CREATE FUNCTION dof_query_vector(config regconfig, query text) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN to_tsvector(config, dof_query_words(query));
 
 -- The lexemes of querytree(query), distinct and sorted: the ones a match needs (negated
 -- terms are not). BM25 scores these; a coordinator sends them to every shard.
@@ -40,8 +51,10 @@ CREATE FUNCTION dof_query_lexemes(query tsquery) RETURNS text[]
             FROM regexp_matches(querytree(query), '''((?:[^'']|'''')*)''', 'g') AS m);
 
 -- BM25 itself (the IDF, dof_bm25_idfs; the selective IDF, dof_bm25_selective_idf; the
--- parameters, dof_bm25_parameters; the score, dof_bm25_score_internal) is dof_core::bm25's,
--- through src/api/text_search.rs: SQL keeps only the statistics it is given.
+-- parameters, dof_bm25_parameters; the score, dof_bm25_score_internal; the score with the
+-- query's neighbouring words, dof_text_score_internal, and their weight,
+-- dof_bm25_pair_weight) is dof_core::bm25's, through
+-- src/api/text_search.rs: SQL keeps only the statistics it is given.
 
 -- BM25's inputs for a query in a collection (NULL: all collections), exact: the query's
 -- lexemes (dof_query_lexemes), their IDFs (dof_bm25_idfs), the chunks holding each (n),
@@ -90,7 +103,7 @@ END;
 -- dof_shard_legs). Its callers check the arguments.
 CREATE FUNCTION dof_text_leg_internal(query_terms tsquery, k integer, collection text, filter jsonb, ranking text,
                                       match_terms text, lexemes text[], idfs double precision[],
-                                      chunks double precision[], average_length double precision)
+                                      chunks double precision[], average_length double precision, query_vector tsvector)
     RETURNS TABLE (chunk_id bigint, text_score double precision, rank integer)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
@@ -102,7 +115,7 @@ BEGIN
     FROM (SELECT best.id, best.score
           FROM (SELECT c.id,
                        CASE WHEN ranking = 'bm25'
-                            THEN dof_bm25_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length)
+                            THEN dof_text_score_internal(c.tsv, c.token_count, lexemes, idfs, average_length, query_vector)
                             ELSE ts_rank_cd(c.tsv, match_query, 1)::double precision END AS score
                 FROM dof_chunks c
                 WHERE c.tsv @@ match_query
@@ -139,11 +152,12 @@ $$;
 -- A text search's query and BM25 inputs, its arguments checked: what dof_text_search and
 -- dof_hybrid_search both run before dof_text_leg_internal (a coordinator's shards check
 -- the same arguments in dof_shard_prepare). The tsquery is the collection's configuration's
--- (dof_query_tsquery); the BM25 inputs are dof_bm25_terms', NULL where neither the ranking
+-- (dof_query_tsquery); the BM25 inputs are dof_bm25_terms' and the query's own tsvector
+-- (dof_query_vector, BM25 only), NULL where neither the ranking
 -- nor match_terms uses them (ts_rank_cd with match_terms => 'all').
 CREATE FUNCTION dof_text_query(query text, collection text, ranking text, match_terms text)
     RETURNS TABLE (query_terms tsquery, lexemes text[], idfs double precision[], chunks double precision[],
-                   average_length double precision)
+                   average_length double precision, query_vector tsvector)
     LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
 DECLARE
     settings dof_collections := dof_collection(collection);
@@ -156,16 +170,19 @@ BEGIN
     PERFORM dof_check_text_arguments(ranking, match_terms);
     terms := dof_query_tsquery(settings.text_search_config, query);
     IF ranking = 'bm25' OR match_terms = 'any' THEN
-        RETURN QUERY SELECT terms, b.lexemes, b.idfs, b.chunks, b.average_length
+        RETURN QUERY SELECT terms, b.lexemes, b.idfs, b.chunks, b.average_length,
+                            CASE WHEN ranking = 'bm25' THEN dof_query_vector(settings.text_search_config, query) END
                      FROM dof_bm25_terms(terms, dof_text_query.collection) b;
     ELSE
-        RETURN QUERY SELECT terms, NULL::text[], NULL::double precision[], NULL::double precision[], NULL::double precision;
+        RETURN QUERY SELECT terms, NULL::text[], NULL::double precision[], NULL::double precision[], NULL::double precision,
+                            NULL::tsvector;
     END IF;
 END
 $$;
 
 -- Text leg: chunk ids matching the query in the collection's text search configuration
--- (spanish by default), ranked by BM25 (dof_core::bm25's parameters; IDFs and lengths from
+-- (spanish by default), ranked by BM25 and the query's neighbouring words a chunk has as
+-- neighbours (dof_core::bm25's parameters and pair weight; IDFs and lengths from
 -- dof_bm25_terms) or, with ranking => 'ts_rank_cd', by PostgreSQL's cover density
 -- (no IDF).
 -- match_terms => 'all': websearch syntax as written (every term, "phrases", -not, or).
@@ -185,14 +202,15 @@ DECLARE
     idfs double precision[];
     chunks double precision[];
     average_length double precision;
+    query_vector tsvector;
 BEGIN
-    SELECT * INTO query_terms, lexemes, idfs, chunks, average_length
+    SELECT * INTO query_terms, lexemes, idfs, chunks, average_length, query_vector
     FROM dof_text_query(query, dof_text_search.collection, ranking, match_terms);
     IF k IS NULL OR k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
     RETURN QUERY SELECT * FROM dof_text_leg_internal(query_terms, k, dof_text_search.collection, filter, ranking,
-                                                     match_terms, lexemes, idfs, chunks, average_length);
+                                                     match_terms, lexemes, idfs, chunks, average_length, query_vector);
 END
 $$;
 
@@ -202,12 +220,16 @@ COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS '
 COMMENT ON FUNCTION dof_term_stats(text, text[]) IS 'How many chunks of a collection (NULL: all) hold each lexeme, exact (dof_term_stats deltas summed); what a sharded search adds up over shards';
 COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all collections'') chunk count and total length in tokens, exact';
 COMMENT ON FUNCTION dof_bm25_terms(tsquery, text) IS 'BM25 inputs for a query in a collection (NULL: all): its lexemes, their IDFs, the chunks holding each, and the mean chunk length in tokens, from the collection''s exact statistics';
+COMMENT ON FUNCTION dof_query_words(text) IS 'A query''s words as the text leg reads them: a hyphen inside a word separates words (DS-092-2002-EF is ds 092 2002 ef)';
+COMMENT ON FUNCTION dof_query_vector(regconfig, text) IS 'The query''s own tsvector (its words as dof_query_words reads them): where its lexemes stand, so the text leg can score the neighbouring words a chunk has as neighbours';
+COMMENT ON FUNCTION dof_text_score_internal(anyelement, double precision, text[], double precision[], double precision, anyelement) IS 'Internal: the text leg''s score of one tsvector, its BM25 plus, for each two neighbouring words of the query (query_vector: dof_query_vector; NULL: none) the tsvector has as neighbours at the same distance, dof_bm25_pair_weight() times their mean IDF';
+COMMENT ON FUNCTION dof_bm25_pair_weight() IS 'What two neighbouring words of the query that a chunk has as neighbours at the same distance add to the text leg''s score, times their mean IDF (0.5, by measurement)';
 COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), a hyphen inside a word separating words (DS-092-2002-EF matches as ds 092 2002 ef) unless the query has a double quote';
 COMMENT ON FUNCTION dof_query_lexemes(tsquery) IS 'The lexemes of querytree(query), distinct and sorted: what BM25 scores and a coordinator sends to every shard';
 COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF, ln(1 + (total - n + 0.5) / (n + 0.5)), of each count n of chunks holding a lexeme among total chunks';
 COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs only those';
 COMMENT ON FUNCTION dof_bm25_parameters() IS 'BM25''s parameters as the text leg scores with them: k1, b, and what a match in the heading path (weight A) counts as';
-COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, text, text[], double precision[], double precision[], double precision) IS 'Internal: the text leg''s query with its BM25 inputs given (this server''s statistics, or a coordinator''s global ones)';
+COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, text, text[], double precision[], double precision[], double precision, tsvector) IS 'Internal: the text leg''s query with its BM25 inputs given (this server''s statistics, or a coordinator''s global ones)';
 COMMENT ON FUNCTION dof_text_query(text, text, text, text) IS 'A text search''s tsquery in the collection''s configuration and its BM25 inputs (dof_bm25_terms; NULL when neither the ranking nor match_terms uses them), with the query and the text leg''s arguments checked: what dof_text_search and dof_hybrid_search run before the leg';
 COMMENT ON FUNCTION dof_check_text_arguments(text, text) IS 'Raises 22023 unless ranking is bm25 or ts_rank_cd and match_terms any or all: dof_text_search''s check, which a coordinator''s shards run too';
 COMMENT ON FUNCTION dof_bm25_full_match(double precision[]) IS 'A query''s full-match BM25: the score of a chunk of average length holding each of its lexemes once, the sum of their IDFs (NULLs left out)';

@@ -83,6 +83,8 @@ pgrx::extension_sql_file!(
         "term_stats",
         "contents",
         text_search::dof_bm25_score_internal,
+        text_search::dof_text_score_internal,
+        text_search::dof_bm25_pair_weight,
         text_search::dof_bm25_idfs,
         text_search::dof_bm25_selective_idf,
         text_search::dof_bm25_parameters

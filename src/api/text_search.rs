@@ -2,7 +2,7 @@
 //! score, which reads the stored tsvector directly, and the BM25 formula and parameters it
 //! takes from the core.
 
-use dof_core::bm25::{full_match_score, idf, score, Bm25Params, TsVector, SELECTIVE_IDF};
+use dof_core::bm25::{full_match_score, idf, score, text_score, Bm25Params, TsVector, PAIR_WEIGHT, SELECTIVE_IDF};
 use pgrx::prelude::*;
 use pgrx::AnyElement;
 
@@ -32,6 +32,13 @@ fn dof_bm25_selective_idf() -> f64 {
     SELECTIVE_IDF
 }
 
+/// What two neighbouring words of the query found as neighbours in a chunk add to its score,
+/// times their mean IDF (`dof_core::bm25::PAIR_WEIGHT`).
+#[pg_extern(immutable, parallel_safe)]
+fn dof_bm25_pair_weight() -> f64 {
+    PAIR_WEIGHT
+}
+
 /// BM25's parameters as the text leg scores with them (`Bm25Params::default()`).
 #[pg_extern(immutable, parallel_safe)]
 fn dof_bm25_parameters() -> TableIterator<'static, (name!(k1, f64), name!(b, f64), name!(heading_weight, f64))> {
@@ -48,6 +55,32 @@ fn dof_bm25_score_internal(tsv: AnyElement, length: f64, lexemes: Vec<String>, i
     bm25(&tsv, length, &lexemes, &idfs, average_length, &Bm25Params::default())
 }
 
+/// The text leg's score of one stored tsvector (`dof_core::bm25::text_score`): its BM25
+/// (as `dof_bm25_score_internal`) plus, for the query's neighbouring words found as
+/// neighbours, `dof_bm25_pair_weight` times their mean IDF. `query_vector` is the query's
+/// own tsvector (`dof_query_vector`), which gives its words' order; NULL scores BM25 alone.
+#[pg_extern(immutable, parallel_safe)]
+fn dof_text_score_internal(
+    tsv: AnyElement,
+    length: f64,
+    lexemes: Vec<String>,
+    idfs: Vec<f64>,
+    average_length: Option<f64>,
+    query_vector: Option<AnyElement>,
+) -> f64 {
+    if lexemes.len() != idfs.len() {
+        raise_invalid_parameter("BM25 needs one IDF per lexeme");
+    }
+    let lexemes: Vec<&[u8]> = lexemes.iter().map(|l| l.as_bytes()).collect();
+    let query = query_vector.as_ref().map(tsvector);
+    TsVector::parse(tsvector(&tsv))
+        .and_then(|document| {
+            let query = query.map(TsVector::parse).transpose()?;
+            text_score(&document, query.as_ref(), length, &lexemes, &idfs, average_length)
+        })
+        .unwrap_or_else(|e| raise_invalid_parameter(&e.to_string()))
+}
+
 pub(super) fn bm25(
     tsv: &AnyElement,
     length: f64,
@@ -56,21 +89,26 @@ pub(super) fn bm25(
     average_length: Option<f64>,
     params: &Bm25Params,
 ) -> f64 {
-    if tsv.oid() != pg_sys::TSVECTOROID {
-        raise_invalid_parameter("BM25 scores a tsvector");
-    }
     if lexemes.len() != idfs.len() {
         raise_invalid_parameter("BM25 needs one IDF per lexeme");
     }
-    // SAFETY: the datum is a tsvector (checked above), a varlena; detoasting returns it
-    // or a palloc'd copy in the current memory context, alive for this call.
-    let data = unsafe {
-        let value = pg_sys::pg_detoast_datum_packed(tsv.datum().cast_mut_ptr::<pg_sys::varlena>());
-        let length = pgrx::varlena::varsize_any_exhdr(value);
-        std::slice::from_raw_parts(pgrx::varlena::vardata_any(value).cast::<u8>(), length)
-    };
+    let data = tsvector(tsv);
     let lexemes: Vec<&[u8]> = lexemes.iter().map(|l| l.as_bytes()).collect();
     TsVector::parse(data)
         .and_then(|document| score(&document, length, &lexemes, idfs, average_length, params))
         .unwrap_or_else(|e| raise_invalid_parameter(&e.to_string()))
+}
+
+/// A tsvector argument's data, detoasted; any other type is refused.
+fn tsvector(value: &AnyElement) -> &[u8] {
+    if value.oid() != pg_sys::TSVECTOROID {
+        raise_invalid_parameter("BM25 scores a tsvector");
+    }
+    // SAFETY: the datum is a tsvector (checked above), a varlena; detoasting returns it
+    // or a palloc'd copy in the current memory context, alive for this call.
+    unsafe {
+        let value = pg_sys::pg_detoast_datum_packed(value.datum().cast_mut_ptr::<pg_sys::varlena>());
+        let length = pgrx::varlena::varsize_any_exhdr(value);
+        std::slice::from_raw_parts(pgrx::varlena::vardata_any(value).cast::<u8>(), length)
+    }
 }

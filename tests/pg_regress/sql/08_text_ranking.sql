@@ -74,6 +74,45 @@ SELECT count(*) FILTER (WHERE abs(dof_bm25_score_internal(strip(c.tsv), c.token_
                              AND c.tsv @@ to_tsquery('spanish', 'ley & aduana')) AS stripped_mismatches
 FROM dof_chunks c CROSS JOIN q WHERE c.collection = 'ranking';
 
+-- Neighbouring words: the text leg scores BM25 plus, for each two neighbouring words of the
+-- query that a chunk has as neighbours at the same distance, dof_bm25_pair_weight() (0.5)
+-- x their mean IDF. Two
+-- chunks with the same words, one saying "protección de datos personales": it comes first
+-- (a third has two of the words together)
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('ranking', 'datos-juntos', E'# Registro\n\nProtección de datos personales en la aduana: la aduana los garantiza.'),
+ ('ranking', 'datos-sueltos', E'# Registro\n\nPersonales son los datos que la aduana da en protección a la aduana.'),
+ ('ranking', 'datos-parte', E'# Registro\n\nLos datos personales del registro.');
+SELECT d.source_id, t.rank FROM dof_text_search('protección de datos personales', 10, 'ranking') t
+JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id ORDER BY t.rank;
+-- on every chunk, the score equals BM25 plus the pairs PostgreSQL's own phrase operator
+-- finds (protección <2> datos, datos <1> personales, personales <3> aduana); a NULL query
+-- vector (or a stripped tsvector, which has no positions) scores BM25 alone
+WITH q AS (SELECT b.*, dof_query_vector('spanish', 'protección de datos personales en la aduana') AS qv
+           FROM dof_bm25_terms(dof_query_tsquery('spanish', 'protección de datos personales en la aduana'), 'ranking') b),
+words AS (SELECT u.lexeme, p AS position FROM q, unnest(q.qv) u, unnest(u.positions) p),
+pairs AS (SELECT DISTINCT first, second, gap
+          FROM (SELECT lexeme AS first, lead(lexeme) OVER (ORDER BY position) AS second,
+                       lead(position) OVER (ORDER BY position) - position AS gap FROM words) w
+          WHERE second IS NOT NULL AND second <> first),
+idf AS (SELECT t.lexeme, t.idf FROM q, unnest(q.lexemes, q.idfs) t(lexeme, idf)),
+expected AS (
+  SELECT c.id, dof_bm25_score_internal(c.tsv, c.token_count, q.lexemes, q.idfs, q.average_length)
+               + coalesce((SELECT sum(dof_bm25_pair_weight() * (f.idf + s.idf) / 2) FROM pairs p JOIN idf f ON f.lexeme = p.first JOIN idf s ON s.lexeme = p.second
+                           WHERE c.tsv @@ tsquery_phrase(quote_literal(p.first)::tsquery, quote_literal(p.second)::tsquery, p.gap)), 0) AS score,
+         (SELECT count(*) FROM pairs p WHERE c.tsv @@ tsquery_phrase(quote_literal(p.first)::tsquery, quote_literal(p.second)::tsquery, p.gap)) AS pairs
+  FROM dof_chunks c CROSS JOIN q WHERE c.collection = 'ranking')
+SELECT dof_bm25_pair_weight() AS pair_weight, (SELECT string_agg(format('%s <%s> %s', first, gap, second), ', ' ORDER BY first) FROM pairs) AS query_pairs,
+       count(*) AS chunks, count(*) FILTER (WHERE e.pairs > 0) AS with_pairs,
+       count(*) FILTER (WHERE abs(e.score - dof_text_score_internal(c.tsv, c.token_count, q.lexemes, q.idfs, q.average_length, q.qv)) > 1e-9) AS mismatches,
+       count(*) FILTER (WHERE dof_text_score_internal(c.tsv, c.token_count, q.lexemes, q.idfs, q.average_length, NULL)
+                              <> dof_bm25_score_internal(c.tsv, c.token_count, q.lexemes, q.idfs, q.average_length)) AS null_vector_not_bm25,
+       count(*) FILTER (WHERE dof_text_score_internal(strip(c.tsv), c.token_count, q.lexemes, q.idfs, q.average_length, q.qv)
+                              <> dof_bm25_score_internal(strip(c.tsv), c.token_count, q.lexemes, q.idfs, q.average_length)) AS stripped_not_bm25
+FROM dof_chunks c CROSS JOIN q JOIN expected e ON e.id = c.id WHERE c.collection = 'ranking';
+-- the query's words as the text leg reads them: a hyphen inside a word separates words
+SELECT dof_query_words('NOM-035-STPS-2018 y DS-092') AS words, dof_query_vector('spanish', 'NOM-035-STPS-2018') AS vector;
+
 -- bad arguments
 SELECT * FROM dof_text_search('ley', ranking => 'tf-idf');
 SELECT * FROM dof_text_search('ley', match_terms => 'some');
@@ -84,5 +123,7 @@ SELECT * FROM dof_hybrid_search(NULL, collection => 'ranking', query_embedding =
 SELECT dof_embed_query(NULL) IS NULL AS null_in_null_out;
 SELECT dof_bm25_score_internal(42, 1, '{a}', '{1}', NULL);
 SELECT dof_bm25_score_internal('a:1'::tsvector, 1, '{a,b}', '{1}', NULL);
+SELECT dof_text_score_internal(42, 1, '{a}', '{1}', NULL, 7);
+SELECT dof_text_score_internal('a:1'::tsvector, 1, '{a,b}', '{1}', NULL, 'a:1 b:2'::tsvector);
 DELETE FROM dof_documents WHERE collection = 'ranking';
 DELETE FROM dof_collections WHERE name = 'ranking';
