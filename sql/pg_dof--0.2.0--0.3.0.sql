@@ -1151,8 +1151,9 @@ COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, t
 -- A text search's query and BM25 inputs, its arguments checked: what dof_text_search and
 -- dof_hybrid_search both run before dof_text_leg_internal (a coordinator's shards check
 -- the same arguments in dof_shard_prepare). The tsquery is the collection's configuration's
--- (dof_query_tsquery); the BM25 inputs are dof_bm25_terms', NULL where neither the ranking
--- nor match_terms uses them (ts_rank_cd with match_terms => 'all').
+-- (dof_query_tsquery); the BM25 inputs are dof_bm25_terms' and, with BM25 ranking, the
+-- query's own tsvector (dof_query_vector); NULL where neither the ranking nor match_terms
+-- uses them (ts_rank_cd with match_terms => 'all').
 CREATE FUNCTION dof_text_query(query text, collection text, ranking text, match_terms text)
     RETURNS TABLE (query_terms tsquery, lexemes text[], idfs double precision[], chunks double precision[],
                    average_length double precision, query_vector tsvector)
@@ -1177,7 +1178,7 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION dof_text_query(text, text, text, text) IS 'A text search''s tsquery in the collection''s configuration and its BM25 inputs (dof_bm25_terms; NULL when neither the ranking nor match_terms uses them), with the query and the text leg''s arguments checked: what dof_text_search and dof_hybrid_search run before the leg';
+COMMENT ON FUNCTION dof_text_query(text, text, text, text) IS 'A text search''s tsquery in the collection''s configuration and its BM25 inputs (dof_bm25_terms, and with bm25 ranking the query''s own tsvector, dof_query_vector; NULL when neither the ranking nor match_terms uses them), with the query and the text leg''s arguments checked: what dof_text_search and dof_hybrid_search run before the leg';
 CREATE OR REPLACE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                 filter jsonb DEFAULT NULL, ranking text DEFAULT 'bm25',
                                 match_terms text DEFAULT 'any')

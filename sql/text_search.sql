@@ -152,9 +152,9 @@ $$;
 -- A text search's query and BM25 inputs, its arguments checked: what dof_text_search and
 -- dof_hybrid_search both run before dof_text_leg_internal (a coordinator's shards check
 -- the same arguments in dof_shard_prepare). The tsquery is the collection's configuration's
--- (dof_query_tsquery); the BM25 inputs are dof_bm25_terms' and the query's own tsvector
--- (dof_query_vector, BM25 only), NULL where neither the ranking
--- nor match_terms uses them (ts_rank_cd with match_terms => 'all').
+-- (dof_query_tsquery); the BM25 inputs are dof_bm25_terms' and, with BM25 ranking, the
+-- query's own tsvector (dof_query_vector); NULL where neither the ranking nor match_terms
+-- uses them (ts_rank_cd with match_terms => 'all').
 CREATE FUNCTION dof_text_query(query text, collection text, ranking text, match_terms text)
     RETURNS TABLE (query_terms tsquery, lexemes text[], idfs double precision[], chunks double precision[],
                    average_length double precision, query_vector tsvector)
@@ -230,6 +230,6 @@ COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Luce
 COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs only those';
 COMMENT ON FUNCTION dof_bm25_parameters() IS 'BM25''s parameters as the text leg scores with them: k1, b, and what a match in the heading path (weight A) counts as';
 COMMENT ON FUNCTION dof_text_leg_internal(tsquery, integer, text, jsonb, text, text, text[], double precision[], double precision[], double precision, tsvector) IS 'Internal: the text leg''s query with its BM25 inputs given (this server''s statistics, or a coordinator''s global ones)';
-COMMENT ON FUNCTION dof_text_query(text, text, text, text) IS 'A text search''s tsquery in the collection''s configuration and its BM25 inputs (dof_bm25_terms; NULL when neither the ranking nor match_terms uses them), with the query and the text leg''s arguments checked: what dof_text_search and dof_hybrid_search run before the leg';
+COMMENT ON FUNCTION dof_text_query(text, text, text, text) IS 'A text search''s tsquery in the collection''s configuration and its BM25 inputs (dof_bm25_terms, and with bm25 ranking the query''s own tsvector, dof_query_vector; NULL when neither the ranking nor match_terms uses them), with the query and the text leg''s arguments checked: what dof_text_search and dof_hybrid_search run before the leg';
 COMMENT ON FUNCTION dof_check_text_arguments(text, text) IS 'Raises 22023 unless ranking is bm25 or ts_rank_cd and match_terms any or all: dof_text_search''s check, which a coordinator''s shards run too';
 COMMENT ON FUNCTION dof_bm25_full_match(double precision[]) IS 'A query''s full-match BM25: the score of a chunk of average length holding each of its lexemes once, the sum of their IDFs (NULLs left out)';

@@ -367,6 +367,27 @@ mod tests {
         assert_eq!(query_pairs(&TsVector::parse(&twice).unwrap(), &lexemes).unwrap().len(), 2, "ley-aduan gap 2 once, aduan-ley gap 2");
     }
 
+    proptest::proptest! {
+        /// The merge of the two position lists finds a pair exactly when some position of
+        /// its second word stands `gap` after one of its first's (what PostgreSQL's
+        /// `a <gap> b` matches; regress 08 checks the two on stored chunks).
+        #[test]
+        fn a_pair_counts_exactly_when_its_second_word_stands_gap_after_its_first(
+            firsts in proptest::collection::btree_set(1u16..400, 1..30),
+            seconds in proptest::collection::btree_set(1u16..400, 1..30),
+            gap in 1u16..6,
+        ) {
+            let positions = |set: &std::collections::BTreeSet<u16>| set.iter().map(|p| (*p, 0)).collect::<Vec<_>>();
+            let data = tsvector(&[("a", &positions(&firsts)), ("b", &positions(&seconds))]);
+            let document = TsVector::parse(&data).unwrap();
+            let lexemes: [&[u8]; 2] = [b"a", b"b"];
+            let pairs = [QueryPair { first: 0, second: 1, gap }];
+            let found = pair_score(&document, &lexemes, &[2.0, 4.0], &pairs).unwrap();
+            let expected = firsts.iter().any(|p| seconds.contains(&(p + gap)));
+            proptest::prop_assert_eq!(found, if expected { PAIR_WEIGHT * 3.0 } else { 0.0 });
+        }
+    }
+
     #[test]
     fn reads_lexemes_positions_and_weights() {
         let data = tsvector(&[("imp", &[(1, 3), (7, 2)]), ("ley", &[(2, 2)]), ("renta", &[])]);
