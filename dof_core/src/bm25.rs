@@ -269,8 +269,9 @@ pub fn text_score(
     lexemes: &[&[u8]],
     idfs: &[f64],
     average_length: Option<f64>,
+    params: &Bm25Params,
 ) -> Result<f64, TsVectorError> {
-    let bm25 = score(document, length, lexemes, idfs, average_length, &Bm25Params::default())?;
+    let bm25 = score(document, length, lexemes, idfs, average_length, params)?;
     let Some(query) = query else { return Ok(bm25) };
     Ok(bm25 + pair_score(document, lexemes, idfs, &query_pairs(query, lexemes)?)?)
 }

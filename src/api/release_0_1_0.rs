@@ -87,5 +87,5 @@ fn dof_bm25_internal(
     b: f64,
     heading_weight: f64,
 ) -> f64 {
-    bm25(&tsv, length, &lexemes, &idfs, average_length, &Bm25Params { k1, b, heading_weight })
+    bm25(&tsv, None, length, &lexemes, &idfs, average_length, &Bm25Params { k1, b, heading_weight })
 }

@@ -2,7 +2,7 @@
 //! score, which reads the stored tsvector directly, and the BM25 formula and parameters it
 //! takes from the core.
 
-use dof_core::bm25::{full_match_score, idf, score, text_score, Bm25Params, TsVector, PAIR_WEIGHT, SELECTIVE_IDF};
+use dof_core::bm25::{full_match_score, idf, text_score, Bm25Params, TsVector, PAIR_WEIGHT, SELECTIVE_IDF};
 use pgrx::prelude::*;
 use pgrx::AnyElement;
 
@@ -52,7 +52,7 @@ fn dof_bm25_parameters() -> TableIterator<'static, (name!(k1, f64), name!(b, f64
 /// `anyelement` because pgrx has no tsvector type; any other type is refused.
 #[pg_extern(immutable, parallel_safe)]
 fn dof_bm25_score_internal(tsv: AnyElement, length: f64, lexemes: Vec<String>, idfs: Vec<f64>, average_length: Option<f64>) -> f64 {
-    bm25(&tsv, length, &lexemes, &idfs, average_length, &Bm25Params::default())
+    bm25(&tsv, None, length, &lexemes, &idfs, average_length, &Bm25Params::default())
 }
 
 /// The text leg's score of one stored tsvector (`dof_core::bm25::text_score`): its BM25
@@ -68,21 +68,14 @@ fn dof_text_score_internal(
     average_length: Option<f64>,
     query_vector: Option<AnyElement>,
 ) -> f64 {
-    if lexemes.len() != idfs.len() {
-        raise_invalid_parameter("BM25 needs one IDF per lexeme");
-    }
-    let lexemes: Vec<&[u8]> = lexemes.iter().map(|l| l.as_bytes()).collect();
-    let query = query_vector.as_ref().map(tsvector);
-    TsVector::parse(tsvector(&tsv))
-        .and_then(|document| {
-            let query = query.map(TsVector::parse).transpose()?;
-            text_score(&document, query.as_ref(), length, &lexemes, &idfs, average_length)
-        })
-        .unwrap_or_else(|e| raise_invalid_parameter(&e.to_string()))
+    bm25(&tsv, query_vector.as_ref(), length, &lexemes, &idfs, average_length, &Bm25Params::default())
 }
 
+/// The text score (`dof_core::bm25::text_score`) of a stored tsvector: BM25 with `params`,
+/// plus the query's neighbouring words when its own tsvector is given.
 pub(super) fn bm25(
     tsv: &AnyElement,
+    query_vector: Option<&AnyElement>,
     length: f64,
     lexemes: &[String],
     idfs: &[f64],
@@ -92,10 +85,13 @@ pub(super) fn bm25(
     if lexemes.len() != idfs.len() {
         raise_invalid_parameter("BM25 needs one IDF per lexeme");
     }
-    let data = tsvector(tsv);
     let lexemes: Vec<&[u8]> = lexemes.iter().map(|l| l.as_bytes()).collect();
-    TsVector::parse(data)
-        .and_then(|document| score(&document, length, &lexemes, idfs, average_length, params))
+    let query = query_vector.map(tsvector);
+    TsVector::parse(tsvector(tsv))
+        .and_then(|document| {
+            let query = query.map(TsVector::parse).transpose()?;
+            text_score(&document, query.as_ref(), length, &lexemes, idfs, average_length, params)
+        })
         .unwrap_or_else(|e| raise_invalid_parameter(&e.to_string()))
 }
 
