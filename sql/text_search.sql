@@ -52,8 +52,8 @@ CREATE FUNCTION dof_query_lexemes(query tsquery) RETURNS text[]
 
 -- BM25 itself (the IDF, dof_bm25_idfs; the selective IDF, dof_bm25_selective_idf; the
 -- parameters, dof_bm25_parameters; the score, dof_bm25_score_internal; the score with the
--- query's neighbouring words, dof_text_score_internal, and their weight,
--- dof_bm25_pair_weight) is dof_core::bm25's, through
+-- query's neighbouring words and its words together, dof_text_score_internal, and their
+-- weights, dof_bm25_pair_weight and dof_bm25_window) is dof_core::bm25's, through
 -- src/api/text_search.rs: SQL keeps only the statistics it is given.
 
 -- BM25's inputs for a query in a collection (NULL: all collections), exact: the query's
@@ -222,7 +222,8 @@ COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all co
 COMMENT ON FUNCTION dof_bm25_terms(tsquery, text) IS 'BM25 inputs for a query in a collection (NULL: all): its lexemes, their IDFs, the chunks holding each, and the mean chunk length in tokens, from the collection''s exact statistics';
 COMMENT ON FUNCTION dof_query_words(text) IS 'A query''s words as the text leg reads them: a hyphen inside a word separates words (DS-092-2002-EF is ds 092 2002 ef)';
 COMMENT ON FUNCTION dof_query_vector(regconfig, text) IS 'The query''s own tsvector (its words as dof_query_words reads them): where its lexemes stand, so the text leg can score the neighbouring words a chunk has as neighbours';
-COMMENT ON FUNCTION dof_text_score_internal(anyelement, double precision, text[], double precision[], double precision, anyelement) IS 'Internal: the text leg''s score of one tsvector, its BM25 plus, for each two neighbouring words of the query (query_vector: dof_query_vector; NULL: none) the tsvector has as neighbours at the same distance, dof_bm25_pair_weight() times their mean IDF';
+COMMENT ON FUNCTION dof_text_score_internal(anyelement, double precision, text[], double precision[], double precision, anyelement) IS 'Internal: the text leg''s score of one tsvector, its BM25 plus, for each two neighbouring words of the query (query_vector: dof_query_vector; NULL: BM25 alone) the tsvector has as neighbours at the same distance, dof_bm25_pair_weight() times their mean IDF, plus dof_bm25_window()''s weight times the most IDF of distinct query lexemes within its positions of the tsvector';
+COMMENT ON FUNCTION dof_bm25_window() IS 'How many consecutive positions of a chunk the text leg looks at for the query''s words together (30), and what the best such window''s IDF (its distinct query lexemes'') adds to the score, times it (0.25, by measurement)';
 COMMENT ON FUNCTION dof_bm25_pair_weight() IS 'What two neighbouring words of the query that a chunk has as neighbours at the same distance add to the text leg''s score, times their mean IDF (0.5, by measurement)';
 COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), a hyphen inside a word separating words (DS-092-2002-EF matches as ds 092 2002 ef) unless the query has a double quote';
 COMMENT ON FUNCTION dof_query_lexemes(tsquery) IS 'The lexemes of querytree(query), distinct and sorted: what BM25 scores and a coordinator sends to every shard';

@@ -85,6 +85,7 @@ pgrx::extension_sql_file!(
         text_search::dof_bm25_score_internal,
         text_search::dof_text_score_internal,
         text_search::dof_bm25_pair_weight,
+        text_search::dof_bm25_window,
         text_search::dof_bm25_idfs,
         text_search::dof_bm25_selective_idf,
         text_search::dof_bm25_parameters

@@ -2,7 +2,9 @@
 //! score, which reads the stored tsvector directly, and the BM25 formula and parameters it
 //! takes from the core.
 
-use dof_core::bm25::{full_match_score, idf, text_score, Bm25Params, TsVector, PAIR_WEIGHT, SELECTIVE_IDF};
+use dof_core::bm25::{
+    full_match_score, idf, text_score, Bm25Params, TsVector, PAIR_WEIGHT, SELECTIVE_IDF, WINDOW_POSITIONS, WINDOW_WEIGHT,
+};
 use pgrx::prelude::*;
 use pgrx::AnyElement;
 
@@ -39,6 +41,14 @@ fn dof_bm25_pair_weight() -> f64 {
     PAIR_WEIGHT
 }
 
+/// How many consecutive positions of a chunk the text leg looks at for the query's words
+/// together, and what the best such window's IDF adds to its score, times it
+/// (`dof_core::bm25::{WINDOW_POSITIONS, WINDOW_WEIGHT}`).
+#[pg_extern(immutable, parallel_safe)]
+fn dof_bm25_window() -> TableIterator<'static, (name!(positions, i32), name!(weight, f64))> {
+    TableIterator::once((i32::from(WINDOW_POSITIONS), WINDOW_WEIGHT))
+}
+
 /// BM25's parameters as the text leg scores with them (`Bm25Params::default()`).
 #[pg_extern(immutable, parallel_safe)]
 fn dof_bm25_parameters() -> TableIterator<'static, (name!(k1, f64), name!(b, f64), name!(heading_weight, f64))> {
@@ -57,8 +67,9 @@ fn dof_bm25_score_internal(tsv: AnyElement, length: f64, lexemes: Vec<String>, i
 
 /// The text leg's score of one stored tsvector (`dof_core::bm25::text_score`): its BM25
 /// (as `dof_bm25_score_internal`) plus, for the query's neighbouring words found as
-/// neighbours, `dof_bm25_pair_weight` times their mean IDF. `query_vector` is the query's
-/// own tsvector (`dof_query_vector`), which gives its words' order; NULL scores BM25 alone.
+/// neighbours, `dof_bm25_pair_weight` times their mean IDF, plus the best window's share
+/// (`dof_bm25_window`). `query_vector` is the query's own tsvector (`dof_query_vector`),
+/// which gives its words' order; NULL scores BM25 alone.
 #[pg_extern(immutable, parallel_safe)]
 fn dof_text_score_internal(
     tsv: AnyElement,
@@ -72,7 +83,7 @@ fn dof_text_score_internal(
 }
 
 /// The text score (`dof_core::bm25::text_score`) of a stored tsvector: BM25 with `params`,
-/// plus the query's neighbouring words when its own tsvector is given.
+/// plus the query's neighbouring words and its words together when its own tsvector is given.
 pub(super) fn bm25(
     tsv: &AnyElement,
     query_vector: Option<&AnyElement>,

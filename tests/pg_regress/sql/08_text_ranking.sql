@@ -85,9 +85,28 @@ INSERT INTO dof_documents (collection, source_id, body) VALUES
  ('ranking', 'datos-parte', E'# Registro\n\nLos datos personales del registro.');
 SELECT d.source_id, t.rank FROM dof_text_search('protección de datos personales', 10, 'ranking') t
 JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id ORDER BY t.rank;
+-- The query's words together: dof_bm25_window()'s weight (0.25) x the most IDF of distinct
+-- query words within its 30 positions. Two chunks with the same words and no pair of
+-- them as neighbours, the same length, so the same BM25 (the one stored first would rank
+-- first on the tie): the one with them in one sentence comes first, the one with them
+-- spread over 70 positions second
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('ranking', 'ventana-suelta', E'# Trámite\n\nLa devolución del impuesto se pide ' || repeat('otro texto sin relación alguna con nada ', 4)
+                               || 'en la aduana ' || repeat('otro texto sin relación alguna con nada ', 4) || 'dentro del plazo');
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('ranking', 'ventana-junta', E'# Trámite\n\nLa devolución del impuesto se pide en la aduana dentro del plazo '
+                              || repeat('otro texto sin relación alguna con nada ', 8));
+SELECT * FROM dof_bm25_window();
+WITH q AS (SELECT * FROM dof_bm25_terms(dof_query_tsquery('spanish', 'devolución aduana plazo'), 'ranking'))
+SELECT d.source_id, t.rank,
+       rank() OVER (ORDER BY dof_bm25_score_internal(c.tsv, c.token_count, q.lexemes, q.idfs, q.average_length) DESC) AS bm25_alone_rank
+FROM dof_text_search('devolución aduana plazo', 10, 'ranking') t CROSS JOIN q
+JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id
+WHERE d.source_id LIKE 'ventana-%' ORDER BY t.rank;
 -- on every chunk, the score equals BM25 plus the pairs PostgreSQL's own phrase operator
--- finds (protección <2> datos, datos <1> personales, personales <3> aduana); a NULL query
--- vector (or a stripped tsvector, which has no positions) scores BM25 alone
+-- finds (protección <2> datos, datos <1> personales, personales <3> aduana) plus the best
+-- window, every window that starts at a query word's position tried; a NULL query vector
+-- (or a stripped tsvector, which has no positions) scores BM25 alone
 WITH q AS (SELECT b.*, dof_query_vector('spanish', 'protección de datos personales en la aduana') AS qv
            FROM dof_bm25_terms(dof_query_tsquery('spanish', 'protección de datos personales en la aduana'), 'ranking') b),
 words AS (SELECT u.lexeme, p AS position FROM q, unnest(q.qv) u, unnest(u.positions) p),
@@ -96,14 +115,23 @@ pairs AS (SELECT DISTINCT first, second, gap
                        lead(position) OVER (ORDER BY position) - position AS gap FROM words) w
           WHERE second IS NOT NULL AND second <> first),
 idf AS (SELECT t.lexeme, t.idf FROM q, unnest(q.lexemes, q.idfs) t(lexeme, idf)),
+windows AS (
+  SELECT c.id, max((SELECT sum(i.idf) FROM idf i JOIN unnest(c.tsv) u ON u.lexeme = i.lexeme
+                    WHERE EXISTS (SELECT FROM unnest(u.positions) x WHERE x >= s.start AND x < s.start + w.positions))) AS best
+  FROM dof_chunks c CROSS JOIN dof_bm25_window() w,
+       LATERAL (SELECT x AS start FROM idf i JOIN unnest(c.tsv) u ON u.lexeme = i.lexeme, unnest(u.positions) x) s
+  WHERE c.collection = 'ranking' GROUP BY c.id),
 expected AS (
   SELECT c.id, dof_bm25_score_internal(c.tsv, c.token_count, q.lexemes, q.idfs, q.average_length)
                + coalesce((SELECT sum(dof_bm25_pair_weight() * (f.idf + s.idf) / 2) FROM pairs p JOIN idf f ON f.lexeme = p.first JOIN idf s ON s.lexeme = p.second
-                           WHERE c.tsv @@ tsquery_phrase(quote_literal(p.first)::tsquery, quote_literal(p.second)::tsquery, p.gap)), 0) AS score,
+                           WHERE c.tsv @@ tsquery_phrase(quote_literal(p.first)::tsquery, quote_literal(p.second)::tsquery, p.gap)), 0)
+               + coalesce((SELECT w.weight * x.best FROM dof_bm25_window() w, windows x WHERE x.id = c.id), 0) AS score,
+         (SELECT x.best FROM windows x WHERE x.id = c.id) AS window_idf,
          (SELECT count(*) FROM pairs p WHERE c.tsv @@ tsquery_phrase(quote_literal(p.first)::tsquery, quote_literal(p.second)::tsquery, p.gap)) AS pairs
   FROM dof_chunks c CROSS JOIN q WHERE c.collection = 'ranking')
 SELECT dof_bm25_pair_weight() AS pair_weight, (SELECT string_agg(format('%s <%s> %s', first, gap, second), ', ' ORDER BY first) FROM pairs) AS query_pairs,
        count(*) AS chunks, count(*) FILTER (WHERE e.pairs > 0) AS with_pairs,
+       count(*) FILTER (WHERE e.window_idf > (SELECT max(idf) FROM idf)) AS with_two_words_together,
        count(*) FILTER (WHERE abs(e.score - dof_text_score_internal(c.tsv, c.token_count, q.lexemes, q.idfs, q.average_length, q.qv)) > 1e-9) AS mismatches,
        count(*) FILTER (WHERE dof_text_score_internal(c.tsv, c.token_count, q.lexemes, q.idfs, q.average_length, NULL)
                               <> dof_bm25_score_internal(c.tsv, c.token_count, q.lexemes, q.idfs, q.average_length)) AS null_vector_not_bm25,
