@@ -69,9 +69,9 @@ pub const SELECTIVE_IDF: f64 = 2.995_732_273_553_991;
 /// 0.819 / 0.817, and the hybrid's mean over six sets from 0.800 to 0.805 / 0.806 / 0.806.
 pub const PAIR_WEIGHT: f64 = 0.5;
 
-/// How many consecutive positions of a chunk [`window_score`] looks at together: about a
-/// paragraph of legal text (30 words without their stopwords; a tsvector position is a
-/// word, stopwords included).
+/// How many consecutive positions of a chunk [`window_score`] looks at together: 30 words,
+/// stopwords included (a tsvector position is a word), about a short paragraph of legal
+/// text.
 pub const WINDOW_POSITIONS: u16 = 30;
 
 /// What the best window's IDF adds to a chunk's score. 0.25 of 30 positions by measurement
@@ -314,7 +314,7 @@ pub fn window_score(document: &TsVector<'_>, lexemes: &[&[u8]], idfs: &[f64]) ->
 /// The text leg's score of one document: its BM25 ([`score`]) plus, given the query's own
 /// tsvector, what the query's neighbouring words add ([`query_pairs`], [`pair_score`]) and
 /// what its words together in one stretch add ([`window_score`]). Without the query's
-/// tsvector (0.1.0's compatibility path) it is BM25 alone.
+/// tsvector (`dof_bm25_score_internal`, 0.1.0's symbol) it is BM25 alone.
 pub fn text_score(
     document: &TsVector<'_>,
     query: Option<&TsVector<'_>>,
