@@ -204,18 +204,29 @@ pub fn score(
     average_length: Option<f64>,
     params: &Bm25Params,
 ) -> Result<f64, TsVectorError> {
+    Ok(found_score(&lookup(document, lexemes)?, length, idfs, average_length, params))
+}
+
+/// The document's entry for each query lexeme (None: not in it), looked up once for the
+/// three parts of the text score.
+fn lookup<'a>(document: &TsVector<'a>, lexemes: &[&[u8]]) -> Result<Vec<Option<Entry<'a>>>, TsVectorError> {
+    lexemes.iter().map(|lexeme| document.find(lexeme)).collect()
+}
+
+/// [`score`] of the entries [`lookup`] found.
+fn found_score(found: &[Option<Entry<'_>>], length: f64, idfs: &[f64], average_length: Option<f64>, params: &Bm25Params) -> f64 {
     let norm = match average_length {
         Some(average) if average > 0.0 => 1.0 - params.b + params.b * length.max(0.0) / average,
         _ => 1.0,
     };
     let mut total = 0.0;
-    for (lexeme, idf) in lexemes.iter().zip(idfs) {
-        if let Some(entry) = document.find(lexeme)? {
+    for (entry, idf) in found.iter().zip(idfs) {
+        if let Some(entry) = entry {
             let tf = entry.frequency(params.heading_weight);
             total += idf * tf * (params.k1 + 1.0) / (tf + params.k1 * norm);
         }
     }
-    Ok(total)
+    total
 }
 
 /// Two neighbouring words of a query: indices into the query's lexemes and how many
@@ -254,15 +265,17 @@ pub fn query_pairs(query: &TsVector<'_>, lexemes: &[&[u8]]) -> Result<Vec<QueryP
 /// each pair whose second word stands `gap` positions after its first somewhere in the
 /// document. A document without positions (stripped) gets nothing.
 pub fn pair_score(document: &TsVector<'_>, lexemes: &[&[u8]], idfs: &[f64], pairs: &[QueryPair]) -> Result<f64, TsVectorError> {
+    Ok(found_pair_score(&lookup(document, lexemes)?, idfs, pairs))
+}
+
+/// [`pair_score`] of the entries [`lookup`] found.
+fn found_pair_score(found: &[Option<Entry<'_>>], idfs: &[f64], pairs: &[QueryPair]) -> f64 {
     let mut total = 0.0;
     for pair in pairs {
-        let (Some(&first), Some(&second), Some(first_idf), Some(second_idf)) =
-            (lexemes.get(pair.first), lexemes.get(pair.second), idfs.get(pair.first), idfs.get(pair.second))
+        let (Some(Some(first)), Some(Some(second)), Some(first_idf), Some(second_idf)) =
+            (found.get(pair.first), found.get(pair.second), idfs.get(pair.first), idfs.get(pair.second))
         else {
-            continue; // pairs of other lexemes than these: nothing to add
-        };
-        let (Some(first), Some(second)) = (document.find(first)?, document.find(second)?) else {
-            continue;
+            continue; // pairs of other lexemes than these, or not both in the document: nothing to add
         };
         let mut seconds = second.positions().peekable();
         let neighbours = first.positions().any(|at| {
@@ -274,7 +287,7 @@ pub fn pair_score(document: &TsVector<'_>, lexemes: &[&[u8]], idfs: &[f64], pair
             total += PAIR_WEIGHT * (first_idf + second_idf) / 2.0;
         }
     }
-    Ok(total)
+    total
 }
 
 /// What the query's words together add to a document's score: [`WINDOW_WEIGHT`] times the
@@ -282,16 +295,21 @@ pub fn pair_score(document: &TsVector<'_>, lexemes: &[&[u8]], idfs: &[f64], pair
 /// consecutive positions of the document sum to. A lexeme counts once however often it
 /// stands there; a document without positions (stripped) gets nothing.
 pub fn window_score(document: &TsVector<'_>, lexemes: &[&[u8]], idfs: &[f64]) -> Result<f64, TsVectorError> {
+    Ok(found_window_score(&lookup(document, lexemes)?, idfs))
+}
+
+/// [`window_score`] of the entries [`lookup`] found.
+fn found_window_score(entries: &[Option<Entry<'_>>], idfs: &[f64]) -> f64 {
     let mut found = Vec::new();
-    for (index, (lexeme, idf)) in lexemes.iter().zip(idfs).enumerate() {
-        if let (Some(entry), true) = (document.find(lexeme)?, idf.is_finite()) {
+    for (index, (entry, idf)) in entries.iter().zip(idfs).enumerate() {
+        if let (Some(entry), true) = (entry, idf.is_finite()) {
             found.extend(entry.positions().map(|at| (at, index)));
         }
     }
     found.sort_unstable();
     // a sliding window over the positions, ending at each in turn: `inside` counts each
     // lexeme's positions in it, `sum` the IDF of those it holds at least once
-    let mut inside = vec![0usize; lexemes.len()];
+    let mut inside = vec![0usize; entries.len()];
     let (mut sum, mut best, mut start) = (0.0f64, 0.0f64, 0);
     for &(at, index) in &found {
         if inside[index] == 0 {
@@ -308,7 +326,7 @@ pub fn window_score(document: &TsVector<'_>, lexemes: &[&[u8]], idfs: &[f64]) ->
         }
         best = best.max(sum);
     }
-    Ok(WINDOW_WEIGHT * best)
+    WINDOW_WEIGHT * best
 }
 
 /// The text leg's score of one document: its BM25 ([`score`]) plus, given the query's own
@@ -324,10 +342,11 @@ pub fn text_score(
     average_length: Option<f64>,
     params: &Bm25Params,
 ) -> Result<f64, TsVectorError> {
-    let bm25 = score(document, length, lexemes, idfs, average_length, params)?;
+    let found = lookup(document, lexemes)?;
+    let bm25 = found_score(&found, length, idfs, average_length, params);
     let Some(query) = query else { return Ok(bm25) };
-    let pairs = pair_score(document, lexemes, idfs, &query_pairs(query, lexemes)?)?;
-    Ok(bm25 + pairs + window_score(document, lexemes, idfs)?)
+    let pairs = found_pair_score(&found, idfs, &query_pairs(query, lexemes)?);
+    Ok(bm25 + pairs + found_window_score(&found, idfs))
 }
 
 /// A query's full-match score: what [`score`] gives a chunk of average length that holds
