@@ -39,10 +39,6 @@ SELECT q.id AS question, q.kind,
        (SELECT sum(i) FROM unnest(b.idfs) i) AS full_match
 FROM eval_questions q,
      dof_bm25_terms(dof_query_tsquery((dof_collection('eval-independent')).text_search_config, q.question), 'eval-independent') b;
--- the first rank (1-10) of a relevant chunk in a list, or NULL
-CREATE FUNCTION pg_temp.first_hit(ids bigint[], relevant bigint[]) RETURNS integer LANGUAGE sql AS $f$
-    SELECT min(o) FROM unnest(ids[1:10]) WITH ORDINALITY AS x(id, o) WHERE x.id = ANY (relevant)
-$f$;
 CREATE TEMP TABLE ranks (rule text, ord integer, kind text, vector integer, hybrid integer);
 DO $$
 DECLARE r record;

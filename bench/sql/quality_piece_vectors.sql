@@ -45,10 +45,6 @@ FROM eval_questions q,
 LATERAL (SELECT array_agg(b.chunk_id ORDER BY b.score DESC, b.chunk_id) AS ids, array_agg(b.score ORDER BY b.score DESC, b.chunk_id) AS scores
          FROM (SELECT x.chunk_id, max(1 - (x.embedding <=> q.embedding)) AS score FROM pieces x
                GROUP BY x.chunk_id ORDER BY 2 DESC, 1 LIMIT 50) b) p;
--- the first rank (1-10) of a relevant chunk in a list, or NULL
-CREATE FUNCTION pg_temp.first_hit(ids bigint[], relevant bigint[]) RETURNS integer LANGUAGE sql AS $f$
-    SELECT min(o) FROM unnest(ids[1:10]) WITH ORDINALITY AS x(id, o) WHERE x.id = ANY (relevant)
-$f$;
 CREATE TEMP TABLE ranks AS
 SELECT l.id, l.kind,
        pg_temp.first_hit(l.vector_ids, l.relevant) AS vector,
