@@ -27,6 +27,27 @@ SELECT method, questions_scored, mrr > 0.5 AS finds_them FROM dof_evaluate('preg
 SELECT method, round(mrr::numeric, 3) AS mrr
 FROM dof_evaluate($$SELECT 'banco de méxico' AS question, 'tipo' AS source_id, '{[0,3), [20,30)}'::int4multirange AS answer$$,
                   'ev', methods => ARRAY['text']);
+-- per question: where each question's first relevant chunk came, its document, and the
+-- question's own id to join back; the fourth question's words are in 'tipo', so 'tipo'
+-- came first and the 'pesca' range was not met
+SELECT method, question_id, question, source_id, first_hit, round(reciprocal_rank::numeric, 3) AS rr,
+       round(ndcg::numeric, 3) AS ndcg, round(recall::numeric, 3) AS recall, relevant_chunks,
+       cardinality(chunk_ids) >= 1 AS returned, first_source_id, ms >= 0 AS timed
+FROM dof_evaluate_questions($$SELECT 'p' || row_number() OVER (ORDER BY pregunta) AS id, pregunta AS question,
+                                     documento AS source_id, desde AS char_start, hasta AS char_end FROM preguntas$$,
+                            'ev', k => 3, methods => ARRAY['text']);
+-- without an id, the row's number; the method's arguments kept as given
+SELECT method, question_id, first_hit
+FROM dof_evaluate_questions($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id UNION ALL SELECT 'riesgo psicosocial', 'nom'$$,
+                            'ev', methods => ARRAY['text:match_terms=all', 'text']);
+-- a source_id that is not in the collection, or a range past the body, can only score 0:
+-- a WARNING says how many, and their rows say relevant_chunks = 0
+SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr
+FROM dof_evaluate($$SELECT * FROM (VALUES ('vedas de camarón', 'pezca', NULL::int4range), ('riesgo psicosocial', 'nom', NULL),
+                                           ('riesgo', 'nom', '[5000,5010)')) v(question, source_id, answer)$$,
+                  'ev', methods => ARRAY['text']);
+SELECT question, source_id, relevant_chunks, first_hit, reciprocal_rank
+FROM dof_evaluate_questions($$SELECT 'vedas de camarón' AS question, 'pezca' AS source_id$$, 'ev', methods => ARRAY['text']);
 -- mistakes are clear errors
 SELECT * FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['keyword']);
 SELECT * FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['hybrid:alfa=0.3']);
@@ -36,6 +57,7 @@ SELECT * FROM dof_evaluate($$SELECT pregunta AS question, documento AS source_id
 SELECT * FROM dof_evaluate('preguntas_simples', 'ev', k => 0);
 SELECT * FROM dof_evaluate('no_such_table', 'ev');
 SELECT * FROM dof_evaluate('preguntas_simples', 'no_such_collection');
+SELECT * FROM dof_evaluate_questions('preguntas_simples', 'ev', methods => ARRAY['keyword']);
 -- as a role that may search but not see every document: the questions are scored on what
 -- row-level security lets it read (the 'pesca' document is hidden: its question is a miss)
 CREATE ROLE dof_evaluator;
