@@ -153,12 +153,13 @@ CREATE FUNCTION dof_evaluate(questions text, collection text DEFAULT NULL, k int
                              methods text[] DEFAULT ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'])
     RETURNS TABLE (method text, questions_scored integer, mrr double precision, r_at_1 double precision,
                    r_at_5 double precision, ndcg double precision, recall double precision, mean_ms double precision)
-    LANGUAGE sql VOLATILE SET search_path FROM CURRENT AS $$
+    LANGUAGE sql VOLATILE
+BEGIN ATOMIC
     SELECT e.method, count(*)::integer, avg(e.reciprocal_rank), avg(coalesce((e.first_hit = 1)::integer, 0))::double precision,
            avg(coalesce((e.first_hit <= 5)::integer, 0))::double precision, avg(e.ndcg), avg(e.recall), avg(e.ms)
     FROM dof_evaluate_questions(questions, collection, k, methods) e
     GROUP BY e.method
-    ORDER BY array_position(methods, e.method)
-$$;
+    ORDER BY array_position(methods, e.method);
+END;
 COMMENT ON FUNCTION dof_evaluate(text, text, integer, text[]) IS
     'Scores search methods on a set of questions: questions is a query or table with question and source_id (and optionally char_start, char_end: the answer in that document); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns per method MRR@k, R@1, R@5, nDCG@k, recall@k and mean search milliseconds (dof_evaluate_questions gives them per question)';
