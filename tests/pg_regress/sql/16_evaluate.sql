@@ -68,6 +68,9 @@ CREATE POLICY sin_pesca ON dof_chunks FOR SELECT TO dof_evaluator
 SET ROLE dof_evaluator;
 SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id UNION ALL SELECT 'riesgo psicosocial', 'nom'$$, 'ev', methods => ARRAY['text']);
 SELECT count(*) AS pesca_visible FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'pesca';
+-- per question, the hidden document's question has no relevant chunk this role can read
+SELECT question, relevant_chunks, first_hit, first_source_id
+FROM dof_evaluate_questions($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id UNION ALL SELECT 'riesgo psicosocial', 'nom'$$, 'ev', methods => ARRAY['text']);
 RESET ROLE;
 SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id UNION ALL SELECT 'riesgo psicosocial', 'nom'$$, 'ev', methods => ARRAY['text']);
 DROP POLICY sin_pesca ON dof_chunks;
