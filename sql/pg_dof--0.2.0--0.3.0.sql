@@ -983,6 +983,8 @@ BEGIN
         CREATE TEMP TABLE dof_evaluate_runs (method text, question integer, ids bigint[], ms double precision) ON COMMIT DROP;
     END IF;
     TRUNCATE dof_evaluate_asked, dof_evaluate_runs;
+    -- a method named twice runs once: its rows are one method's
+    methods := ARRAY(SELECT m FROM unnest(methods) WITH ORDINALITY AS u(m, o) GROUP BY m ORDER BY min(o));
     EXECUTE format($q$INSERT INTO dof_evaluate_asked
         SELECT n, coalesce(j->>'id', n::text), j->>'question', j->>'source_id',
                CASE WHEN j->>'answer' LIKE '{%%' THEN (j->>'answer')::int4multirange

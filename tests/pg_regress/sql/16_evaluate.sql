@@ -36,10 +36,11 @@ SELECT method, question_id, question, source_id, first_hit, round(reciprocal_ran
 FROM dof_evaluate_questions($$SELECT 'p' || row_number() OVER (ORDER BY pregunta) AS id, pregunta AS question,
                                      documento AS source_id, desde AS char_start, hasta AS char_end FROM preguntas$$,
                             'ev', k => 3, methods => ARRAY['text']);
--- without an id, the row's number; the method's arguments kept as given
-SELECT method, question_id, first_hit
+-- without an id, the row's number; the method's arguments kept as given, a method named
+-- twice run once
+SELECT method, question_id, first_hit, recall
 FROM dof_evaluate_questions($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id UNION ALL SELECT 'riesgo psicosocial', 'nom'$$,
-                            'ev', methods => ARRAY['text:match_terms=all', 'text']);
+                            'ev', methods => ARRAY['text:match_terms=all', 'text', 'text:match_terms=all']);
 -- a source_id that is not in the collection, or a range past the body, can only score 0:
 -- a WARNING says how many, and their rows say relevant_chunks = 0
 SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr
