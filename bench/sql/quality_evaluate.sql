@@ -1,6 +1,8 @@
 -- The same questions through dof_evaluate, the product's own scorer (what a user runs on
 -- their questions): every leg, both fusions and the weighted fusion's alpha around the
--- default, on the independent collection. psql variable: set_name.
+-- default, on the independent collection; where the set has kinds of question, each leg and
+-- both fusions per kind, and whether the hybrid's misses rank the question's own document
+-- first. psql variable: set_name.
 \pset footer off
 SET client_min_messages = warning;
 \pset tuples_only on
@@ -20,7 +22,7 @@ SELECT '';
 SELECT format('| %s, per kind (dof_evaluate_questions) | questions | vector | text | hybrid | hybrid rrf |', :'set_name');
 SELECT '|---|---|---|---|---|---|';
 CREATE TEMP TABLE per_question AS
-SELECT q.kind, e.method, e.reciprocal_rank
+SELECT q.kind, e.method, e.reciprocal_rank, e.first_hit, e.first_source_id = e.source_id AS right_document_first
 FROM dof_evaluate_questions($$SELECT id, question, corpus_id AS source_id, reference AS answer FROM eval_questions WHERE kind IS NOT NULL$$,
                             'eval-independent', methods => ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf']) e
 JOIN eval_questions q ON q.id::text = e.question_id;
@@ -28,4 +30,13 @@ SELECT format('| %s | %s | %s |', k.kind, k.n,
               (SELECT string_agg(round(m.mrr::numeric, 3)::text, ' | ' ORDER BY array_position(ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'], m.method))
                FROM (SELECT p.method, avg(p.reciprocal_rank) AS mrr FROM per_question p WHERE p.kind = k.kind GROUP BY p.method) m))
 FROM (SELECT kind, count(*) AS n FROM eval_questions WHERE kind IS NOT NULL GROUP BY kind ORDER BY kind) k;
+-- Where the default hybrid misses first place, per kind: does its first chunk come from the
+-- question's own document (ranking within the document) or from another (finding it)?
+SELECT '';
+SELECT format('| %s, hybrid, where first place is missed | questions | first | right document first | another document first |', :'set_name');
+SELECT '|---|---|---|---|---|';
+SELECT format('| %s | %s | %s | %s | %s |', p.kind, count(*), count(*) FILTER (WHERE p.first_hit = 1),
+              count(*) FILTER (WHERE p.first_hit IS DISTINCT FROM 1 AND p.right_document_first),
+              count(*) FILTER (WHERE p.first_hit IS DISTINCT FROM 1 AND NOT coalesce(p.right_document_first, false)))
+FROM per_question p WHERE p.method = 'hybrid' GROUP BY p.kind ORDER BY p.kind;
 \endif
