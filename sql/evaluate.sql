@@ -121,28 +121,20 @@ BEGIN
             USING HINT = 'dof_evaluate_questions lists them with relevant_chunks = 0: check each source_id against dof_documents.source_id, and its range against the body''s length';
     END IF;
     RETURN QUERY
-    WITH per_question AS (
-        SELECT r.method, r.question, min(x.rank) FILTER (WHERE x.hit) AS first_hit,
-               coalesce(sum(1 / log(2, x.rank + 1)) FILTER (WHERE x.hit), 0) AS dcg,
-               count(*) FILTER (WHERE x.hit) AS hits
-        FROM dof_evaluate_runs r
-        JOIN dof_evaluate_asked q ON q.id = r.question
-        LEFT JOIN LATERAL (SELECT u.rank, u.chunk = ANY (q.relevant) AS hit
-                           FROM unnest(r.ids) WITH ORDINALITY AS u(chunk, rank)) x ON true
-        GROUP BY r.method, r.question
-    )
-    SELECT r.method, q.question_id, q.question, q.source_id, p.first_hit::integer,
-           coalesce(1.0 / p.first_hit, 0)::double precision,
+    SELECT r.method, q.question_id, q.question, q.source_id, x.first_hit::integer,
+           coalesce(1.0 / x.first_hit, 0)::double precision,
            (CASE WHEN cardinality(q.relevant) = 0 THEN 0
-                 ELSE p.dcg / (SELECT sum(1 / log(2, i + 1)) FROM generate_series(1, least(k, cardinality(q.relevant))) i)
+                 ELSE x.dcg / (SELECT sum(1 / log(2, i + 1)) FROM generate_series(1, least(k, cardinality(q.relevant))) i)
             END)::double precision,
            (CASE WHEN cardinality(q.relevant) = 0 THEN 0
-                 ELSE p.hits::double precision / least(k, cardinality(q.relevant)) END)::double precision,
+                 ELSE x.hits::double precision / least(k, cardinality(q.relevant)) END)::double precision,
            cardinality(q.relevant), r.ms, r.ids,
            (SELECT d.source_id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE c.id = r.ids[1])
     FROM dof_evaluate_runs r
     JOIN dof_evaluate_asked q ON q.id = r.question
-    JOIN per_question p ON p.method = r.method AND p.question = r.question
+    CROSS JOIN LATERAL (  -- the run's returned chunks that are among the question's relevant ones
+        SELECT min(u.rank) AS first_hit, coalesce(sum(1 / log(2, u.rank + 1)), 0) AS dcg, count(*) AS hits
+        FROM unnest(r.ids) WITH ORDINALITY AS u(chunk, rank) WHERE u.chunk = ANY (q.relevant)) x
     ORDER BY array_position(methods, r.method), q.id;
 END
 $$;
