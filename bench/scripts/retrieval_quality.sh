@@ -6,7 +6,8 @@
 # evidence spans, bench/eval/legalize_pe_questions.tsv, and lookups made from the laws' front
 # matter), and dof-docling, dof-pymupdf4llm, dof-marker: the DOF set's questions over other
 # converters' renditions of its two 2024 editions (bench/scripts/dof_renditions.py); mixed: the
-# Peruvian laws and the docling editions in one collection, as a user would load them. The triggers ingest each set twice (late and independent embedding, the
+# Peruvian laws and the docling editions in one collection, as a user would load them;
+# legalize-pe-outline: 13 long Peruvian laws that open with an outline of their articles. The triggers ingest each set twice (late and independent embedding, the
 # real model); every leg and fusion answers every question (bench/sql/quality.sql); prints
 # MRR@10, R@1, R@5 and recall@5 per method (bench/sql/quality_report.sql), then the same
 # questions through dof_evaluate with the fusion's alpha around its default, and per kind of
@@ -38,6 +39,16 @@ load_legalize_pe() {
   q -v files="$files" -v root="$pe" -v questions="$bench/eval/legalize_pe_questions.tsv" \
     -f "$bench/sql/quality_load_legalize_pe.sql"; rm -f "$files"
 }
+# The Peruvian laws that bench/eval/legalize_pe_outline_questions.tsv asks about: 13 long laws of
+# the sample that open with an outline of their articles under a bold ÍNDICE or Contenido (no
+# heading), with 60 of their articles' titles as lowercase keyword queries (the evidence: the
+# article's first line of text, never the outline's entry) and 20 natural questions by hand.
+load_legalize_pe_outline() {
+  local files pe; files="$(mktemp)"; pe="$(corpus legalize-pe-sample)"
+  tail -n +2 "$bench/eval/legalize_pe_outline_questions.tsv" | cut -f3 | sort -u | sed "s|^|$pe/|" > "$files"; chmod a+r "$files"
+  q -v files="$files" -v root="$pe" -v questions="$bench/eval/legalize_pe_outline_questions.tsv" \
+    -f "$bench/sql/quality_load_legalize_pe.sql"; rm -f "$files"
+}
 for chunker_spec in ${CHUNKERS:-pattern}; do
 chunker="${chunker_spec%%:*}"
 options='{}'
@@ -61,13 +72,16 @@ for set in ${SETS:-chunking-evaluation dof legalize-pe}; do
     legalize-pe)
       load_legalize_pe
       max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
+    legalize-pe-outline)
+      load_legalize_pe_outline
+      max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
     mixed)
       # one collection, as a user loads it: the Peruvian laws and two DOF editions (docling)
       load_legalize_pe
       load_rendition docling
       q -c "UPDATE eval_questions SET kind = 'dof edition (docling)' WHERE kind IS NULL"
       max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
-    *) echo "unknown set $set (chunking-evaluation, dof, dof-docling, dof-pymupdf4llm, dof-marker, legalize-pe, mixed)" >&2; exit 2 ;;
+    *) echo "unknown set $set (chunking-evaluation, dof, dof-docling, dof-pymupdf4llm, dof-marker, legalize-pe, legalize-pe-outline, mixed)" >&2; exit 2 ;;
   esac
   if [ -n "${MODEL_FILE:-}" ]; then
     q -c "SELECT name FROM dof_register_model('$MODEL', '$MODEL_FILE', '$MODEL_DIR/tokenizer.json', 'query: ', 'passage: ')" >/dev/null

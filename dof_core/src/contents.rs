@@ -6,11 +6,15 @@
 //! both legs for questions whose answer was the notice it lists. The search legs leave
 //! these chunks out (`dof_contents`, sql/contents.sql); they stay stored, and readable.
 //!
-//! A chunk is a table of contents when the heading it sits under names one
-//! ([`is_contents_path`]) and its lines are a listing ([`is_listing`]). Only its own
+//! A chunk is a table of contents ([`is_contents`]) when the heading it sits under names
+//! one ([`is_contents_path`]) and its lines are a listing ([`is_listing`]). Only its own
 //! heading counts: a PDF rendition of an edition (pymupdf4llm) puts every notice under an
 //! H1 `CONTENIDO`, whose ministries are H2s; and the second test keeps searchable a
-//! document whose only heading is "Índice" but whose body is prose.
+//! document whose only heading is "Índice" but whose body is prose. Under any heading, an
+//! index of titles with dot leaders ([`is_dotted_listing`]) and a law's outline
+//! ([`is_outline`]: its divisions' labels, no prose) are tables of contents too.
+
+use std::borrow::Cow;
 
 /// How many candidates past the `k` wanted each search leg ranks before it leaves out the
 /// tables of contents among them: reading a chunk's text to tell (its content, stored
@@ -18,6 +22,19 @@
 /// leg more than half its time; a document has a few such chunks (a DOF edition two to
 /// four), so a leg returns fewer than `k` only when more than this many of its best are.
 pub const SEARCH_MARGIN: usize = 10;
+
+/// Whether a chunk is a table of contents, the rule the search legs apply: under a heading
+/// that names one ([`is_contents_path`]), a listing ([`is_listing`]); under any other,
+/// titles with dot leaders ([`is_dotted_listing`]) or a law's outline ([`is_outline`]).
+/// One call reads the chunk's text once (PostgreSQL detoasts a value for each function it
+/// is given to: two calls cost the vector leg's 110 candidates 0.8 ms more).
+pub fn is_contents<S: AsRef<str>>(heading_path: &[S], content: &str) -> bool {
+    if is_contents_path(heading_path) {
+        is_listing(content)
+    } else {
+        is_dotted_listing(content) || is_outline(content)
+    }
+}
 
 /// Whether a chunk's heading path puts it in a table of contents: the heading it sits
 /// under, its last, names one ([`is_contents_heading`]).
@@ -81,6 +98,135 @@ pub fn is_dotted_listing(content: &str) -> bool {
     !titles.is_empty() && titles.len() * 4 >= entries.len() * 3 && words >= titles.len() * 5
 }
 
+/// Whether a chunk's text is a law's outline, a table of contents whatever heading it sits
+/// under: at least six lines, at least six and one in four of them division labels
+/// ([`is_division_label`]: `Artículo 27. Funciones de las Oficinas de Disciplina`,
+/// `CAPÍTULO II`, `Título I: Obligaciones de dar`), at most sixteen words of text per label,
+/// and at most one line of prose ([`is_prose_line`]) holding at most a tenth of its words.
+/// Peruvian laws as SPIJ publishes them open with such an outline under a bold line
+/// (`**ÍNDICE**`, `**Contenido**`), which is no heading, so [`is_contents_path`] cannot see
+/// it; it runs to several chunks, each holding the titles of dozens of articles. The body
+/// of a law has its articles' text between their labels (20 words a label and more), and
+/// the chunk where an outline begins or ends holds the decree's own articles in prose:
+/// neither is an outline.
+pub fn is_outline(content: &str) -> bool {
+    // First what reading the lines' first words tells: most chunks, prose or tables, have
+    // too few lines that open with a division's name, and are told apart without counting
+    // their words (the search legs ask this of every candidate they rank).
+    let (mut lines, mut named) = (0, 0);
+    for text in content.lines().map(outline_text).filter(|text| !text.is_empty()) {
+        lines += 1;
+        named += usize::from(names_division(&text));
+    }
+    if named < 6 || named * 4 < lines {
+        return false;
+    }
+    let (mut words, mut labels, mut prose_lines, mut prose_words) = (0, 0, 0, 0);
+    for text in content.lines().map(outline_text) {
+        let count = text.split_whitespace().count();
+        words += count;
+        if prose(&text, count) {
+            prose_lines += 1;
+            prose_words += count;
+            // a law's body has its articles' text in prose: its lines end the count early
+            if prose_lines > 1 {
+                return false;
+            }
+        }
+        labels += usize::from(label(&text, count));
+    }
+    labels >= 6 && labels * 4 >= lines && words <= labels * 16 && prose_words * 10 <= words
+}
+
+/// A line's text without the markup around it: bold, italics, escapes, heading and quote
+/// marks, table bars, dashes and a link's opening bracket trimmed from both ends (a link's
+/// target, which holds no space, counts as part of its last word), and an HTML character
+/// reference that opens it decoded (`&#8211; CAPÍTULO I`; one elsewhere counts as a word
+/// either way).
+fn outline_text(line: &str) -> Cow<'_, str> {
+    let trim = |text: &str| -> usize {
+        let trimmed = text.trim_start_matches(is_markup);
+        text.len() - trimmed.len()
+    };
+    let text = line.trim_end_matches(is_markup);
+    let text = &text[trim(text)..];
+    if text.starts_with('&') {
+        match html_escape::decode_html_entities(text) {
+            Cow::Owned(decoded) => Cow::Owned(decoded[trim(&decoded)..].to_string()),
+            Cow::Borrowed(text) => Cow::Borrowed(text),
+        }
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+fn is_markup(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '*' | '_' | '\\' | '#' | '>' | '|' | '-' | '–' | '—' | '[')
+}
+
+/// Whether a line labels a division of a law, as an outline lists them: it opens with
+/// `Artículo`, `Capítulo`, `Título`, `Sección`, `Libro`, `Parte`, `Anexo`,
+/// `Disposición` or `Norma` (any case, with or without accents, `Sub`-divisions too) and
+/// holds at most 24 words.
+pub fn is_division_label(line: &str) -> bool {
+    label(line, line.split_whitespace().count())
+}
+
+/// Whether a line is prose: over sixteen words, ending as a sentence or a clause does
+/// (`.`, `;`, `:`, `,`). An outline's long titles end in a word or an article range.
+pub fn is_prose_line(line: &str) -> bool {
+    prose(line, line.split_whitespace().count())
+}
+
+/// [`is_division_label`] of a line of `count` words.
+fn label(line: &str, count: usize) -> bool {
+    count <= 24 && names_division(line)
+}
+
+/// Whether a line's first word names a division of a law (`Artículo`, `CAPÍTULO`,
+/// `Subcapítulo`, `Sub capítulo`, `SUB-TÍTULO`...).
+fn names_division(line: &str) -> bool {
+    // not `Art.`: SPIJ's record of a code's amendments lists `Art. 391` / `MODIFICADO por
+    // el Artículo 1 de la Ley N° 29364` / its date, which answers questions
+    const LABELS: [&str; 17] = [
+        "artículo",
+        "articulo",
+        "artículos",
+        "articulos",
+        "capítulo",
+        "capitulo",
+        "título",
+        "titulo",
+        "sección",
+        "seccion",
+        "libro",
+        "parte",
+        "anexo",
+        "disposición",
+        "disposicion",
+        "disposiciones",
+        "norma",
+    ];
+    // every name starts with one of these: most lines are told apart without lowercasing
+    if !line.starts_with(['A', 'a', 'C', 'c', 'T', 't', 'S', 's', 'L', 'l', 'P', 'p', 'D', 'd', 'N', 'n']) {
+        return false;
+    }
+    let mut words = line.split_whitespace();
+    let Some(first) = words.next() else { return false };
+    let first = first.to_lowercase();
+    let name = match first.strip_prefix("sub") {
+        Some("") => words.next().map(str::to_lowercase).unwrap_or_default(),
+        Some(rest) => rest.trim_start_matches('-').to_string(),
+        None => first,
+    };
+    LABELS.contains(&name.trim_end_matches(['.', ':', ',', ';', '-']))
+}
+
+/// [`is_prose_line`] of a line of `count` words.
+fn prose(line: &str, count: usize) -> bool {
+    count > 16 && line.ends_with(['.', ';', ':', ','])
+}
+
 /// The text of a line before the dot leaders it ends with (four dots or more, then at most
 /// a page number), or `None` when it does not end so.
 fn before_leaders(line: &str) -> Option<&str> {
@@ -122,6 +268,19 @@ mod tests {
         {
             assert!(!is_contents_heading(heading), "{heading}");
         }
+    }
+
+    #[test]
+    fn the_rule_by_heading_and_text() {
+        let listing = "* Objeto\n* Definiciones\n* Vigencia\n";
+        assert!(is_contents(&["Ley", "ÍNDICE"], listing));
+        assert!(!is_contents(&["Ley", "Capítulo I"], listing), "a listing under another heading");
+        let dotted = "Convenio de Coordinación que celebran el Secretariado Ejecutivo y el Estado de Sonora. ........ 20\n";
+        assert!(is_contents(&["SECRETARIA DE MARINA"], dotted));
+        let outline = "Artículo 1. Objeto\nArtículo 2. Ámbito\nArtículo 3. Definiciones\nCAPÍTULO II\n\
+            Artículo 4. Órganos\nArtículo 5. Funciones\nArtículo 6. Plazos\n";
+        assert!(is_contents::<&str>(&[], outline));
+        assert!(!is_contents(&["ÍNDICE"], "Esta ley regula el régimen disciplinario de la Policía Nacional del Perú y sus órganos.\n"));
     }
 
     #[test]
@@ -176,6 +335,91 @@ mod tests {
         assert!(!is_dotted_listing(prose), "one line in three");
         assert!(!is_dotted_listing(""));
         assert!(!is_dotted_listing("| Clave | Concepto ........ |\n|---|---|\n"), "table rows");
+    }
+
+    #[test]
+    fn a_laws_outline_under_no_heading() {
+        // DS 003-2020-IN as SPIJ renders it: article titles under bold chapter lines
+        let articles = "      Artículo 5. Cumplimiento del conducto regular\n\n     Artículo 6. Cumplimiento de las órdenes\n\n\
+            **CAPÍTULO III: DEL EJERCICIO DE LA POTESTAD SANCIONADORA  \n**\n\n      Artículo 8. Competencia de la potestad disciplinaria\n\n\
+            Artículo 9. Clases de sanciones\n\n     Artículo 10. Nota Anual de Disciplina\n\n\
+            Artículo 11. Criterios de graduación para imponer una sanción\n\n     Artículo 12. Reincidencia y habitualidad\n";
+        assert!(is_outline(articles));
+        // the Código Procesal Civil: links to the divisions, each with its articles
+        let links = "[Capítulo I](/spij-ext-web/detallenorma/H682685)\n\n\
+            [Juzgados y Cortes (Artículo 48 al 49)](/spij-ext-web/detallenorma/H682685)\n\n\
+            [Capítulo II](/spij-ext-web/detallenorma/H682685)\n\n\
+            [Deberes, facultades y responsabilidades de los jueces en el proceso (Artículo 50 al 53)](/spij-ext-web/detallenorma/H682685)\n\n\
+            [TITULO II](/spij-ext-web/detallenorma/H682685)\n\n[Competencia](/spij-ext-web/detallenorma/H682685)\n\n\
+            [Capítulo III](/spij-ext-web/detallenorma/H682685)\n\n[Competencia internacional (Artículo 47)](/spij-ext-web/detallenorma/H682685)\n\n\
+            [SECCION SEGUNDA : SUJETOS DEL PROCESO](/spij-ext-web/detallenorma/H682685)\n\n[TITULO I](/spij-ext-web/detallenorma/H682685)\n";
+        assert!(is_outline(links));
+        // labels and titles on lines of their own, and character references around them
+        let alternating = "Artículo 33\nTiempo y forma de pago\nArtículo 34\nMotivación\nArtículo 35\nParámetros\n\
+            **&#8211; CAPÍTULO II &#8211;** LA POLICÍA ESPECIALIZADA\nSub capítulo I\nDe las faltas\nArtículo 36\nDecomiso\n";
+        assert!(is_outline(alternating));
+    }
+
+    #[test]
+    fn a_laws_articles_are_no_outline() {
+        // the Civil Code's body: each article's title, then its text
+        let body = "Artículo 1132.- Obligación de dar bien cierto\n\nEl acreedor de bien cierto no puede ser obligado a recibir otro, \
+            aunque éste sea de mayor valor.\n\nArtículo 1133.- Obligación de dar bien cierto\n\nEl obligado a dar bien cierto está \
+            obligado a conservarlo hasta su entrega, sin que le sea permitido usar de él en provecho propio.\n\n\
+            Artículo 1134.- Pérdida del bien\n\nLa pérdida del bien se produce cuando perece o se hace inútil para el acreedor, \
+            cuando desaparece o cuando queda fuera del comercio.\n\nArtículo 1135.- Concurrencia de acreedores\n\n\
+            Cuando el bien es inmueble y concurren diversos acreedores a quienes el mismo deudor se ha obligado a entregarlo, se \
+            prefiere al acreedor de buena fe cuyo título ha sido primeramente inscrito.\n\nArtículo 1136.- Bien mueble\n\n\
+            Si el bien cierto que debe entregarse es mueble se prefiere al acreedor de buena fe a quien el deudor hizo tradición.\n\n\
+            Artículo 1137.- Entrega\n\nLa entrega se hace en el lugar convenido.\n";
+        assert!(!is_outline(body));
+        // where an outline begins: the decree's own articles before it
+        let decree = "DECRETA:\n\nArtículo 1.- Aprobación del Reglamento\n\nApruébese el Reglamento de la Ley Nº 29944, Ley de Reforma \
+            Magisterial, que consta de doscientos catorce (214) artículos y catorce disposiciones.\n\nArtículo 2.- Refrendo\n\n\
+            El presente Decreto Supremo será refrendado por la Ministra de Educación, y entrará en vigencia el día siguiente de su publicación.\n\n\
+            Capítulo I\nObjeto y ámbito de aplicación\nCapítulo II\nFormación docente\nSub capítulo I\nDe los roles\n\
+            Sub capítulo II\nDe la formación inicial\nCapítulo III\nCarrera\n";
+        assert!(!is_outline(decree));
+        // a signature block, a list of names: short lines, no labels
+        assert!(!is_outline(
+            "MARTÍN VIZCARRA\nPresidente de la República\nCARLOS MORÁN\nMinistro del Interior\nMARÍA ANTONIETA ALVA\nMinistra\n"
+        ));
+        assert!(!is_outline(""));
+        // SPIJ's record of a code's amendments: each article, the law that changed it, its date
+        let amendments = "Art. 391\nMODIFICADO por el Artículo 1 de la Ley N° 29364\n28-05-2009\n\
+            Art. 392\nMODIFICADO por el Artículo 1 de la Ley N° 29364\n28-05-2009\n\
+            Art. 393\nDEROGADO por la Única Disposición Complementaria Derogatoria del Decreto Legislativo N° 1069\n28-06-2008\n\
+            Art. 394\nMODIFICADO por el Artículo Único de la Ley N° 27740\n29-05-2002\n\
+            Art. 395\nMODIFICADO por el Artículo Único de la Ley N° 27740\n29-05-2002\n\
+            Art. 396\nSUSTITUIDO por la Segunda Disposición Final del Decreto Legislativo Nº 845\n21-09-1996\n";
+        assert!(!is_outline(amendments));
+    }
+
+    #[test]
+    fn division_labels_and_prose_lines() {
+        for label in [
+            "Artículo 27. Funciones",
+            "ARTÍCULO 5o.",
+            "Artículos 1 al 3",
+            "CAPÍTULO IV",
+            "Subcapítulo II",
+            "Sub capítulo I",
+            "SUB-TÍTULO 11: ÓRGANOS",
+            "Sección Primera",
+            "TITULO I -",
+            "Disposiciones Finales",
+            "Anexo Nº 3: Formato",
+        ] {
+            assert!(is_division_label(label), "{label}");
+        }
+        for line in ["Artista", "Particular", "Sub", "", "Art. 391", "Artículo 1.- El presente Reglamento regula la conservación de la diversidad biológica y la utilización sostenible de sus componentes en concordancia con la Ley y el Convenio"] {
+            assert!(!is_division_label(line), "{line}");
+        }
+        assert!(is_prose_line(
+            "Apruébese el Reglamento de la Ley Nº 29944, Ley de Reforma Magisterial, que consta de doscientos catorce artículos."
+        ));
+        assert!(!is_prose_line("SECCION VI : De los Delitos Contra los Deberes de Función y de las Infracciones en el Ejercicio de Mando (Artículo 179 al 205)"));
+        assert!(!is_prose_line("Apruébese el Reglamento."));
     }
 
     #[test]

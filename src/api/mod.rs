@@ -68,7 +68,14 @@ pgrx::extension_sql_file!("../../sql/queue.sql", name = "queue", requires = ["in
 pgrx::extension_sql_file!(
     "../../sql/contents.sql",
     name = "contents",
-    requires = [contents::dof_contents_path, contents::dof_listing, contents::dof_dotted_listing, contents::dof_contents_margin]
+    requires = [
+        contents::dof_contents_path,
+        contents::dof_listing,
+        contents::dof_dotted_listing,
+        contents::dof_outline,
+        contents::dof_contents,
+        contents::dof_contents_margin
+    ]
 );
 pgrx::extension_sql_file!(
     "../../sql/vector_search.sql",

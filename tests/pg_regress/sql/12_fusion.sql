@@ -66,6 +66,24 @@ SELECT dof_contents_path('{"DIARIO OFICIAL", "ÍNDICE"}') AS an_index, dof_conte
        dof_listing(E'* uno\n* dos\n* tres') AS listing, dof_listing('Un párrafo de prosa que no es una lista de nada.') AS prose,
        dof_dotted_listing(E'Nombre: ..........\nDomicilio: ..........\nFirma: ..........') AS a_form;
 
+-- a Peruvian law as SPIJ publishes it opens with an outline of its articles under a bold
+-- ÍNDICE, which is no heading: the outline's chunk is a table of contents by its text alone
+-- (dof_outline), and both legs find the article itself; the chunk where the outline ends
+-- and the articles begin is none, nor is a law's body, its articles' text between their
+-- labels, nor a record of amendments (Art. 391 / MODIFICADO por...)
+INSERT INTO dof_collections (name, model, late_chunking, max_tokens) VALUES ('ley', 'hash-384', false, 400);
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+('ley', 'reglamento', E'**REGLAMENTO DEL RÉGIMEN DISCIPLINARIO**\n\n**ÍNDICE**\n\n**CAPÍTULO I: DISPOSICIONES GENERALES**\n\nArtículo 1. Objeto del reglamento\n\nArtículo 2. Funciones de las oficinas de disciplina\n\nArtículo 3. Designación de los jefes de las oficinas\n\nArtículo 4. Ámbito de aplicación\n\nArtículo 5. Principios del procedimiento\n\nArtículo 6. Definiciones\n\n**CAPÍTULO II: DE LAS SANCIONES**\n\nArtículo 7. Clases de sanciones\n\nArtículo 8. Reincidencia y habitualidad\n\nArtículo 9. Caducidad del procedimiento\n\nArtículo 10. Prescripción de la acción\n\nArtículo 11. Medidas preventivas\n\nArtículo 12. Ejecución de las sanciones\n\n## CAPÍTULO I\n\n**Artículo 1. Objeto del reglamento**\n\nEl presente reglamento regula el régimen disciplinario del personal policial y los procedimientos que siguen sus órganos de investigación y de decisión.\n\n**Artículo 2. Funciones de las oficinas de disciplina**\n\nLas oficinas de disciplina investigan las infracciones leves y graves que comete el personal en su jurisdicción territorial, y proponen la sanción que corresponde.\n');
+SELECT c.chunk_index, dof_outline(c.content) AS outline, dof_contents(c.heading_path, c.content) AS table_of_contents, left(c.content, 40) AS starts
+FROM dof_chunks c WHERE c.collection = 'ley' ORDER BY c.chunk_index;
+SELECT 'text' AS leg, t.rank, left(c.content, 40) AS starts FROM dof_text_search('funciones de las oficinas de disciplina', 10, 'ley') t JOIN dof_chunks c ON c.id = t.chunk_id
+UNION ALL
+SELECT 'vector', v.rank, left(c.content, 40) FROM dof_vector_search('funciones de las oficinas de disciplina', 10, 'ley') v JOIN dof_chunks c ON c.id = v.chunk_id
+ORDER BY 1, 2;
+SELECT dof_outline(E'Artículo 1132.- Obligación de dar bien cierto\n\nEl acreedor de bien cierto no puede ser obligado a recibir otro, aunque éste sea de mayor valor que el debido por el deudor.\n\nArtículo 1133.- Conservación del bien\n\nEl obligado a dar bien cierto está obligado a conservarlo hasta su entrega, sin que le sea permitido usar de él.\n\nArtículo 1134.- Entrega\n\nLa entrega se hace en el lugar convenido.\n\nArtículo 1135.- Lugar\n\nArtículo 1136.- Plazo\n\nArtículo 1137.- Gastos\n') AS a_body,
+       dof_outline(E'Art. 391\nMODIFICADO por el Artículo 1 de la Ley N° 29364\n28-05-2009\nArt. 392\nMODIFICADO por el Artículo 1 de la Ley N° 29364\n28-05-2009\nArt. 393\nDEROGADO por la Ley N° 27740\n29-05-2002\nArt. 394\nMODIFICADO por la Ley N° 27740\n29-05-2002\nArt. 395\nMODIFICADO por la Ley N° 27740\n29-05-2002\nArt. 396\nSUSTITUIDO por el Decreto Legislativo Nº 845\n21-09-1996') AS amendments,
+       dof_contents(NULL, NULL) AS nulls_are_none;
+
 -- a leg ranks its best k + dof_contents_margin() candidates and leaves the tables of
 -- contents among them out: with 15 indices ranked over the one prose chunk, k 3 (13
 -- candidates, all indices) returns none, k 6 (16 candidates) the prose chunk
