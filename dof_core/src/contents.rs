@@ -395,6 +395,36 @@ mod tests {
         assert!(!is_outline(amendments));
     }
 
+    proptest::proptest! {
+        /// An outline is told by its lines' text, not by the markup around it: indenting
+        /// every line (SPIJ's non-breaking spaces) and setting it in bold changes no decision.
+        #[test]
+        fn the_markup_around_a_line_changes_nothing(lines in proptest::collection::vec(0usize..9, 0..40)) {
+            const LINES: [&str; 9] = [
+                "Artículo 12. Funciones de las oficinas de disciplina",
+                "CAPÍTULO II",
+                "Sub capítulo I",
+                "&#8211; TÍTULO III &#8211; DISPOSICIONES GENERALES",
+                "De las sanciones",
+                "",
+                "Art. 391",
+                "El presente reglamento regula el régimen disciplinario del personal policial y los procedimientos que siguen sus órganos.",
+                "Ultraje a la nación y a sus símbolos representativos y a los institutos armados de la república (Artículo 98 al 100)",
+            ];
+            let plain: Vec<&str> = lines.iter().map(|i| LINES[*i]).collect();
+            let dressed: Vec<String> = plain.iter().map(|line| format!("\u{a0}\u{a0} **{line}**")).collect();
+            proptest::prop_assert_eq!(is_outline(&plain.join("\n")), is_outline(&dressed.join("\n")));
+        }
+
+        /// Any text, markup and character references included, gets an answer: the search
+        /// legs ask this of every candidate, and a panic would fail the search.
+        #[test]
+        fn any_text_gets_an_answer(text in "(\\PC|[*_#>|\\[\\]&;\u{a0}\n-])*", heading in "\\PC*") {
+            let _ = is_contents(&[heading], &text);
+            let _ = is_outline(&text);
+        }
+    }
+
     #[test]
     fn division_labels_and_prose_lines() {
         for label in [
