@@ -7,7 +7,7 @@
 # matter), and dof-docling, dof-pymupdf4llm, dof-marker: the DOF set's questions over other
 # converters' renditions of its two 2024 editions (bench/scripts/dof_renditions.py); mixed: the
 # Peruvian laws and the docling editions in one collection, as a user would load them;
-# legalize-pe-outline: 13 long Peruvian laws that open with an outline of their articles. The triggers ingest each set twice (late and independent embedding, the
+# legalize-pe-outline: 12 long Peruvian laws that open with an outline of their articles. The triggers ingest each set twice (late and independent embedding, the
 # real model); every leg and fusion answers every question (bench/sql/quality.sql); prints
 # MRR@10, R@1, R@5 and recall@5 per method (bench/sql/quality_report.sql), then the same
 # questions through dof_evaluate with the fusion's alpha around its default, and per kind of
@@ -39,7 +39,7 @@ load_legalize_pe() {
   q -v files="$files" -v root="$pe" -v questions="$bench/eval/legalize_pe_questions.tsv" \
     -f "$bench/sql/quality_load_legalize_pe.sql"; rm -f "$files"
 }
-# The Peruvian laws that bench/eval/legalize_pe_outline_questions.tsv asks about: 13 long laws of
+# The Peruvian laws that bench/eval/legalize_pe_outline_questions.tsv asks about: 12 long laws of
 # the sample that open with an outline of their articles under a bold ÍNDICE or Contenido (no
 # heading), with 60 of their articles' titles as lowercase keyword queries (the evidence: the
 # article's first line of text, never the outline's entry) and 20 natural questions by hand.
