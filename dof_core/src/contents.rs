@@ -144,19 +144,13 @@ pub fn is_outline(content: &str) -> bool {
 /// reference that opens it decoded (`&#8211; CAPÍTULO I`; one elsewhere counts as a word
 /// either way).
 fn outline_text(line: &str) -> Cow<'_, str> {
-    let trim = |text: &str| -> usize {
-        let trimmed = text.trim_start_matches(is_markup);
-        text.len() - trimmed.len()
-    };
-    let text = line.trim_end_matches(is_markup);
-    let text = &text[trim(text)..];
-    if text.starts_with('&') {
-        match html_escape::decode_html_entities(text) {
-            Cow::Owned(decoded) => Cow::Owned(decoded[trim(&decoded)..].to_string()),
-            Cow::Borrowed(text) => Cow::Borrowed(text),
-        }
-    } else {
-        Cow::Borrowed(text)
+    let text = line.trim_matches(is_markup);
+    if !text.starts_with('&') {
+        return Cow::Borrowed(text);
+    }
+    match html_escape::decode_html_entities(text) {
+        Cow::Owned(decoded) => Cow::Owned(decoded.trim_start_matches(is_markup).to_string()),
+        borrowed => borrowed,
     }
 }
 
