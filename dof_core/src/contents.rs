@@ -179,7 +179,7 @@ fn label(line: &str, count: usize) -> bool {
 
 /// Whether a line's first word names a division of a law (`Artículo`, `CAPÍTULO`,
 /// `Subcapítulo`, `Sub capítulo`, `SUB-TÍTULO`...).
-fn names_division(line: &str) -> bool {
+pub(crate) fn names_division(line: &str) -> bool {
     // not `Art.`: SPIJ's record of a code's amendments lists `Art. 391` / `MODIFICADO por
     // el Artículo 1 de la Ley N° 29364` / its date, which answers questions
     const LABELS: [&str; 17] = [

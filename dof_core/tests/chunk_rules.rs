@@ -80,6 +80,51 @@ fn bold_lines_stay_with_the_paragraph_they_introduce() {
     }
 }
 
+/// A law of `articles` articles, each a label line and `paragraphs` paragraphs of `words`
+/// words, the paragraphs separated by `between` (a blank line: blocks; a newline: lines of
+/// one block).
+fn law(articles: usize, paragraphs: usize, words: usize, between: &str) -> String {
+    (0..articles)
+        .map(|a| {
+            let body: Vec<String> = (0..paragraphs).map(|p| paragraph(a * paragraphs + p, words)).collect();
+            format!("**Artículo {}.- Disposición {a}**{between}{}", a + 1, body.join(between))
+        })
+        .collect::<Vec<_>>()
+        .join(between)
+}
+
+#[test]
+fn a_chunk_ends_before_an_article_rather_than_inside_it() {
+    // articles of about two fifths of the limit: greedy packing ended every chunk inside
+    // the third; each chunk now holds two whole articles and the next starts with a label
+    for between in ["\n\n", "\n"] {
+        let doc = law(9, 2, 45, between);
+        let Some((chunks, _)) = chunk(&doc, Some(Pattern::BoldHeaders), 300) else {
+            return;
+        };
+        assert!(chunks.len() >= 4, "{between:?}: {} chunks", chunks.len());
+        for c in &chunks {
+            assert!(c.content.starts_with("**Artículo"), "{between:?}: chunk {} starts inside an article", c.chunk_index);
+        }
+    }
+}
+
+#[test]
+fn an_article_larger_than_the_room_left_is_cut_only_after_half_the_limit() {
+    // one article over the limit: its chunks are cut where the limit falls, and the article
+    // after a short first one does not leave a chunk of a few tokens behind
+    let doc = format!("**Artículo 1.- Objeto**\n\n{}\n\n{}", paragraph(0, 10), law(1, 8, 45, "\n\n"));
+    let Some((chunks, _)) = chunk(&doc, Some(Pattern::BoldHeaders), 300) else {
+        return;
+    };
+    assert!(chunks[0].content.contains("**Artículo 1.- Disposición 0**"), "the first chunk was cut before the second article");
+    assert!(
+        chunks.iter().all(|c| c.token_count > 30),
+        "a chunk of a few tokens: {:?}",
+        chunks.iter().map(|c| c.token_count).collect::<Vec<_>>()
+    );
+}
+
 #[test]
 fn plain_text_chunks_overlap_within_the_overlap_budget() {
     let doc: String = (0..40).map(|i| paragraph(i, 30)).collect::<Vec<_>>().join("\n\n");

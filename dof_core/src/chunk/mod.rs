@@ -10,6 +10,7 @@
 
 pub mod blocks;
 pub mod breakpoints;
+pub mod divisions;
 pub mod invariants;
 pub mod measure;
 pub mod overlap;

@@ -7,6 +7,7 @@ use std::ops::Range;
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::blocks::{trim, Table};
+use super::divisions;
 use super::measure::{whitespace_words, Measure};
 use crate::tokenize::TokenizeError;
 
@@ -65,6 +66,36 @@ struct Open {
     path: usize,
     /// Start of the trailing run of keep-with-next units, and the end of what precedes it.
     pending: Option<(usize, usize)>,
+    /// Start of the last division a unit after the first opens (with the keep-with-next
+    /// run before it), the end of what precedes it, and its heading path.
+    division: Option<(usize, usize, usize)>,
+}
+
+impl Open {
+    fn new(unit: &Unit) -> Self {
+        let keep_with_next = unit.kind == UnitKind::KeepWithNext;
+        Open {
+            start: unit.span.start,
+            end: unit.span.end,
+            path: unit.path,
+            pending: keep_with_next.then_some((unit.span.start, unit.span.start)),
+            division: None,
+        }
+    }
+
+    /// Takes in `unit`, which fits.
+    fn extend(&mut self, unit: &Unit, opens_division: bool) {
+        let (run_start, before_run) = self.pending.unwrap_or((unit.span.start, self.end));
+        if opens_division && run_start > self.start {
+            self.division = Some((run_start, before_run, unit.path));
+        }
+        if unit.kind == UnitKind::KeepWithNext {
+            self.pending.get_or_insert((unit.span.start, self.end));
+        } else {
+            self.pending = None;
+        }
+        self.end = unit.span.end;
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -99,19 +130,34 @@ impl<'m, 'a> Packer<'m, 'a> {
                 })?;
                 continue;
             }
+            let opens = divisions::opens_division(&self.measure.text()[unit.span.clone()]);
             if let Some(current) = open.as_mut() {
                 if self.count(current.start..unit.span.end)? <= self.max_tokens {
-                    if keep_with_next {
-                        current.pending.get_or_insert((unit.span.start, current.end));
-                    } else {
-                        current.pending = None;
-                    }
-                    current.end = unit.span.end;
+                    current.extend(unit, opens);
                     continue;
                 }
-                // Does not fit: close the piece, carrying a trailing heading or bold line
-                // over to the next piece when it fits there.
-                let current = open.take().expect("checked above");
+                let mut current = open.take().expect("checked above");
+                // Does not fit: end the piece before the last division it opened, when
+                // what precedes that holds half the limit (the division starts the next).
+                if let Some((division_start, body_end, division_path)) = current.division {
+                    if divisions::may_end_before(self.count(current.start..body_end)?, self.max_tokens) {
+                        out.push(Piece::text(current.start..body_end, current.path));
+                        current = Open {
+                            start: division_start,
+                            end: current.end,
+                            path: division_path,
+                            pending: current.pending.filter(|&(run_start, _)| run_start > division_start),
+                            division: None,
+                        };
+                        if self.count(current.start..unit.span.end)? <= self.max_tokens {
+                            current.extend(unit, opens);
+                            open = Some(current);
+                            continue;
+                        }
+                    }
+                }
+                // Or close it, carrying a trailing heading or bold line over to the next
+                // piece when it fits there.
                 if let Some((pending_start, body_end)) = current.pending {
                     if pending_start > current.start && self.count(pending_start..unit.span.end)? <= self.max_tokens {
                         out.push(Piece::text(current.start..body_end, current.path));
@@ -120,18 +166,14 @@ impl<'m, 'a> Packer<'m, 'a> {
                             end: unit.span.end,
                             path: unit.path,
                             pending: keep_with_next.then_some((pending_start, pending_start)),
+                            division: None,
                         });
                         continue;
                     }
                 }
                 self.close(Some(current), out);
             }
-            open = Some(Open {
-                start: unit.span.start,
-                end: unit.span.end,
-                path: unit.path,
-                pending: keep_with_next.then_some((unit.span.start, unit.span.start)),
-            });
+            open = Some(Open::new(unit));
         }
         self.close(open, out);
         Ok(())
@@ -274,11 +316,29 @@ impl<'m, 'a> Packer<'m, 'a> {
             let end_of = |j: usize| parts[j].end;
             // the last part that ends before the proposed cut (at least the first)
             let guess = |cut: usize| parts.partition_point(|p| p.end <= cut).saturating_sub(1).max(first);
-            let last = self.furthest(start, first, parts.len() - 1, budget, end_of, guess, |j| j, |j| j + 1)?;
+            let mut last = self.furthest(start, first, parts.len() - 1, budget, end_of, guess, |j| j, |j| j + 1)?;
+            if next == Level::Sentences {
+                last = self.before_division(parts, first, last, budget)?;
+            }
             emit(start..parts[last].end);
             first = last + 1;
         }
         Ok(())
+    }
+
+    /// Where a piece of lines `parts[first..=last]` ends: before the last line after the
+    /// first that opens a division, when the piece would end inside that division (the
+    /// line after `last` opens none) and what precedes it holds half the budget.
+    fn before_division(&self, parts: &[Range<usize>], first: usize, last: usize, budget: usize) -> Result<usize, TokenizeError> {
+        let text = self.measure.text();
+        let opens = |j: usize| divisions::opens_division(&text[parts[j].clone()]);
+        if last + 1 >= parts.len() || opens(last + 1) {
+            return Ok(last);
+        }
+        match (first + 1..=last).rev().find(|&j| opens(j)) {
+            Some(j) if divisions::may_end_before(self.count(parts[first].start..parts[j - 1].end)?, budget) => Ok(j - 1),
+            _ => Ok(last),
+        }
     }
 
     /// The last resort, for one "word" over the budget: the longest prefixes (on char

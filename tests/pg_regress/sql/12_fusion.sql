@@ -68,9 +68,11 @@ SELECT dof_contents_path('{"DIARIO OFICIAL", "ÍNDICE"}') AS an_index, dof_conte
 
 -- a Peruvian law as SPIJ publishes it opens with an outline of its articles under a bold
 -- ÍNDICE, which is no heading: the outline's chunk is a table of contents by its text alone
--- (dof_outline), and both legs find the article itself; the chunk where the outline ends
--- and the articles begin is none, nor is a law's body, its articles' text between their
--- labels, nor a record of amendments (Art. 391 / MODIFICADO por...)
+-- (dof_outline), and both legs find the article itself. The outline's chunks end before a
+-- chapter's label, not inside its list, and the body's chunks start at a chapter or an
+-- article (dof_core::chunk::divisions); no body chunk is an outline, nor is a law's body,
+-- its articles' text between their labels, nor a record of amendments (Art. 391 /
+-- MODIFICADO por...)
 INSERT INTO dof_collections (name, model, late_chunking, max_tokens) VALUES ('ley', 'hash-384', false, 400);
 INSERT INTO dof_documents (collection, source_id, body) VALUES
 ('ley', 'reglamento', E'**REGLAMENTO DEL RÉGIMEN DISCIPLINARIO**\n\n**ÍNDICE**\n\n**CAPÍTULO I: DISPOSICIONES GENERALES**\n\nArtículo 1. Objeto del reglamento\n\nArtículo 2. Funciones de las oficinas de disciplina\n\nArtículo 3. Designación de los jefes de las oficinas\n\nArtículo 4. Ámbito de aplicación\n\nArtículo 5. Principios del procedimiento\n\nArtículo 6. Definiciones\n\n**CAPÍTULO II: DE LAS SANCIONES**\n\nArtículo 7. Clases de sanciones\n\nArtículo 8. Reincidencia y habitualidad\n\nArtículo 9. Caducidad del procedimiento\n\nArtículo 10. Prescripción de la acción\n\nArtículo 11. Medidas preventivas\n\nArtículo 12. Ejecución de las sanciones\n\n## CAPÍTULO I\n\n**Artículo 1. Objeto del reglamento**\n\nEl presente reglamento regula el régimen disciplinario del personal policial y los procedimientos que siguen sus órganos de investigación y de decisión.\n\n**Artículo 2. Funciones de las oficinas de disciplina**\n\nLas oficinas de disciplina investigan las infracciones leves y graves que comete el personal en su jurisdicción territorial, y proponen la sanción que corresponde.\n');
