@@ -4,6 +4,7 @@
 //! 2. [`blocks`] parses the markdown once (pulldown-cmark, with offsets).
 //! 3. A [`strategies`] entry (by default `pattern`: the pattern picks the recipe) groups
 //!    blocks into sections and [`pack`] packs them into pieces of at most `max_tokens`,
+//!    ending a piece before a law's article rather than inside it ([`divisions`]) and
 //!    splitting what is too big; strategies that want [`overlap`] add it.
 //! 4. Each piece becomes a [`Chunk`] whose text is its source span (plus a repeated table
 //!    header), with exact token counts from one measuring pass ([`measure`]).
