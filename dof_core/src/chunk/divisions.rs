@@ -9,7 +9,7 @@
 use crate::contents::names_division;
 
 /// Whether `text` opens a division of a law: its first line, markup trimmed, starts with a
-/// division's name ([`names_division`]: `Artículo`, `CAPÍTULO`, `Título`...) written with a
+/// division's name as [`crate::contents`] reads one (`Artículo`, `CAPÍTULO`, `Título`...) written with a
 /// capital, as a label is; a wrapped line that goes on with "artículo 5 de la Ley" is not.
 pub fn opens_division(text: &str) -> bool {
     let line = text.lines().next().unwrap_or("");
