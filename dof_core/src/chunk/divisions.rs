@@ -8,9 +8,10 @@
 
 use crate::contents::names_division;
 
-/// Whether `text` opens a division of a law: its first line, markup trimmed, starts with a
-/// division's name as [`crate::contents`] reads one (`Artículo`, `CAPÍTULO`, `Título`...) written with a
-/// capital, as a label is; a wrapped line that goes on with "artículo 5 de la Ley" is not.
+/// Whether `text` opens a division of a law: its first line, markup trimmed, starts with
+/// a division's name as [`crate::contents`] reads one (`Artículo`, `CAPÍTULO`,
+/// `Título`...) written with a capital, as a label is; a wrapped line that goes on with
+/// "artículo 5 de la Ley" is not.
 pub fn opens_division(text: &str) -> bool {
     let line = text.lines().next().unwrap_or("");
     let line = line.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '\\' | '#' | '>' | '"' | '“' | '«'));
