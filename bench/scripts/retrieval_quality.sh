@@ -7,11 +7,15 @@
 # matter), and dof-docling, dof-pymupdf4llm, dof-marker: the DOF set's questions over other
 # converters' renditions of its two 2024 editions (bench/scripts/dof_renditions.py); mixed: the
 # Peruvian laws and the docling editions in one collection, as a user would load them;
-# legalize-pe-outline: 12 long Peruvian laws that open with an outline of their articles. The triggers ingest each set twice (late and independent embedding, the
-# real model); every leg and fusion answers every question (bench/sql/quality.sql); prints
-# MRR@10, R@1, R@5 and recall@5 per method (bench/sql/quality_report.sql), then the same
-# questions through dof_evaluate with the fusion's alpha around its default, and per kind of
-# question where the set has kinds (bench/sql/quality_evaluate.sql).
+# legalize-pe-outline: 12 long Peruvian laws that open with an outline of their articles;
+# mixed-long: mixed with every third of the sample's laws of 64 KB to 1 MB as well, which no
+# question asks about (long codes and regulations, as 30% of the sample's laws are: 29 laws,
+# 8.7 MB; 5,019 chunks against mixed's 1,825, ingest ~18 minutes on 2 cores). The triggers
+# ingest each set twice (late and independent embedding, the real model); every leg and
+# fusion answers every question (bench/sql/quality.sql); prints MRR@10, R@1, R@5 and
+# recall@5 per method (bench/sql/quality_report.sql), then the same questions through
+# dof_evaluate with the fusion's alpha around its default, and per kind of question where
+# the set has kinds (bench/sql/quality_evaluate.sql).
 #   MAX_TOKENS (default 800, a collection's default; 0.2.0's runs used 400 for chunking-evaluation
 #   and 256 for DOF); SETS (default "chunking-evaluation dof legalize-pe"; legalize-pe: the first LAWS (150)
 #   laws under 64 KB, which hold the hand-written questions' laws; bench/sql/quality_load_legalize_pe.sql);
@@ -49,6 +53,18 @@ load_legalize_pe_outline() {
   q -v files="$files" -v root="$pe" -v questions="$bench/eval/legalize_pe_outline_questions.tsv" \
     -f "$bench/sql/quality_load_legalize_pe.sql"; rm -f "$files"
 }
+# Every third of the Peruvian laws of 64 KB to 1 MB, in path order, with no questions: the
+# long laws mixed lacks, as distractors.
+load_long_laws() {
+  local files pe; files="$(mktemp)"; pe="$(corpus legalize-pe-sample)"
+  find "$pe" -name '*.md' -size +64k -size -1000k | sort | awk 'NR % 3 == 1' > "$files"; chmod a+r "$files"
+  q -v files="$files" -v root="$pe" <<'SQL'
+CREATE TEMP TABLE long_files (path text);
+COPY long_files FROM :'files';
+INSERT INTO eval_documents SELECT substr(path, length(:'root') + 2), pg_read_file(path) FROM long_files ORDER BY path;
+SQL
+  rm -f "$files"
+}
 for chunker_spec in ${CHUNKERS:-pattern}; do
 chunker="${chunker_spec%%:*}"
 options='{}'
@@ -75,13 +91,14 @@ for set in ${SETS:-chunking-evaluation dof legalize-pe}; do
     legalize-pe-outline)
       load_legalize_pe_outline
       max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
-    mixed)
+    mixed|mixed-long)
       # one collection, as a user loads it: the Peruvian laws and two DOF editions (docling)
       load_legalize_pe
       load_rendition docling
+      [ "$set" = mixed ] || load_long_laws
       q -c "UPDATE eval_questions SET kind = 'dof edition (docling)' WHERE kind IS NULL"
       max_tokens="${MAX_TOKENS:-800}"; config=dof_spanish ;;
-    *) echo "unknown set $set (chunking-evaluation, dof, dof-docling, dof-pymupdf4llm, dof-marker, legalize-pe, legalize-pe-outline, mixed)" >&2; exit 2 ;;
+    *) echo "unknown set $set (chunking-evaluation, dof, dof-docling, dof-pymupdf4llm, dof-marker, legalize-pe, legalize-pe-outline, mixed, mixed-long)" >&2; exit 2 ;;
   esac
   if [ -n "${MODEL_FILE:-}" ]; then
     q -c "SELECT name FROM dof_register_model('$MODEL', '$MODEL_FILE', '$MODEL_DIR/tokenizer.json', 'query: ', 'passage: ')" >/dev/null
