@@ -58,12 +58,7 @@ load_legalize_pe_outline() {
 load_long_laws() {
   local files pe; files="$(mktemp)"; pe="$(corpus legalize-pe-sample)"
   find "$pe" -name '*.md' -size +64k -size -1000k | sort | awk 'NR % 3 == 1' > "$files"; chmod a+r "$files"
-  q -v files="$files" -v root="$pe" <<'SQL'
-CREATE TEMP TABLE long_files (path text);
-COPY long_files FROM :'files';
-INSERT INTO eval_documents SELECT substr(path, length(:'root') + 2), pg_read_file(path) FROM long_files ORDER BY path;
-SQL
-  rm -f "$files"
+  q -v files="$files" -v root="$pe" -f "$bench/sql/quality_load_files.sql"; rm -f "$files"
 }
 for chunker_spec in ${CHUNKERS:-pattern}; do
 chunker="${chunker_spec%%:*}"

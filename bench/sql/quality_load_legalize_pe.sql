@@ -14,9 +14,7 @@
 -- psql variables: files (a file listing the laws' absolute paths), root (the corpus
 -- folder: source ids are paths under it), questions (the TSV).
 \set ON_ERROR_STOP on
-CREATE TEMP TABLE law_files (path text);
-COPY law_files FROM :'files';
-INSERT INTO eval_documents SELECT substr(path, length(:'root') + 2), pg_read_file(path) FROM law_files ORDER BY path;
+\ir quality_load_files.sql
 CREATE TEMP TABLE laws AS
 SELECT source_id, body, dof_front_matter(body) ->> 'identifier' AS identifier,
        regexp_replace(dof_front_matter(body) ->> 'title', '\s+', ' ', 'g') AS title
