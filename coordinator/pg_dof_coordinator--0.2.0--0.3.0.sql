@@ -179,6 +179,35 @@ CREATE FUNCTION dof_cluster_fuse(fusion text, vector_ids bigint[], vector_scores
 $$;
 COMMENT ON FUNCTION dof_cluster_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision, text, double precision[], double precision) IS 'Internal: pg_dof''s dof_fuse, run on any shard, with the query''s full-match BM25 from the global statistics when ranking is bm25';
 
+-- pg_dof 0.3.0 reorders each document's chunks among the ranks the weighted fusion gives
+-- the document (pg_dof's document_order.sql): each shard scores its own candidates within
+-- their documents, from the cluster's statistics, and one shard reorders the fused list.
+CREATE FUNCTION dof_cluster_document_text_scores(query text, collection text, ids bigint[], k integer, lexemes text[],
+                                                 lexeme_chunks double precision[], total_chunks double precision,
+                                                 average_length double precision)
+    RETURNS TABLE (chunk_id bigint, document_id bigint, text_score double precision)
+    LANGUAGE plproxy AS $$
+    CLUSTER 'dof_shards';
+    RUN ON ALL;
+    SELECT * FROM dof_shard_document_text_scores(query, collection, ids, k, lexemes, lexeme_chunks, total_chunks, average_length);
+$$;
+CREATE FUNCTION dof_cluster_document_order(ids bigint[], scores double precision[], vector_ids bigint[],
+                                           vector_scores double precision[], alpha double precision,
+                                           best_text_score double precision, lexeme_chunks double precision[],
+                                           total_chunks double precision, chunk_ids bigint[], document_ids bigint[],
+                                           text_scores double precision[])
+    RETURNS TABLE (id bigint, score double precision, rank integer)
+    LANGUAGE plproxy AS $$
+    CLUSTER 'dof_shards';
+    RUN ON ANY;
+    SELECT * FROM dof_document_order(ids, scores, vector_ids, vector_scores,
+                                     dof_fusion_text_share(alpha, best_text_score,
+                                                           dof_bm25_full_match(dof_bm25_idfs(lexeme_chunks, total_chunks))),
+                                     chunk_ids, document_ids, text_scores);
+$$;
+COMMENT ON FUNCTION dof_cluster_document_text_scores(text, text, bigint[], integer, text[], double precision[], double precision, double precision) IS 'Internal: every shard''s candidates among ids scored within their documents (pg_dof''s dof_shard_document_text_scores), from the cluster''s statistics';
+COMMENT ON FUNCTION dof_cluster_document_order(bigint[], double precision[], bigint[], double precision[], double precision, double precision, double precision[], double precision, bigint[], bigint[], double precision[]) IS 'Internal: pg_dof''s dof_document_order, run on any shard, with the weighted fusion''s text share from the global statistics';
+
 -- The hybrid search's defaults are one server's (alpha 0.5, by measurement: pg_dof's
 -- CHANGELOG 0.3.0), and a query over 64 KB is refused by the shards before they parse it
 -- (it failed there with "stack depth limit exceeded").
@@ -208,6 +237,8 @@ DECLARE
     fused_scores double precision[];
     fused_vector_ranks integer[];
     fused_text_ranks integer[];
+    ordered_ids bigint[];
+    ordered_scores double precision[];
     final_ids bigint[];
 BEGIN
     -- the search's own arguments (k, candidate_pool, dedup_by_source, ranking, match_terms,
@@ -258,23 +289,37 @@ BEGIN
     INTO fused_ids, fused_scores, fused_vector_ranks, fused_text_ranks
     FROM dof_cluster_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight,
                           ranking, lexeme_chunks, total_chunks) f;
+    ordered_ids := fused_ids;
+    ordered_scores := fused_scores;
+    IF ranking = 'bm25' AND fusion = 'weighted' AND fused_ids IS NOT NULL THEN
+        -- each document's chunks reordered among its ranks, as on one server
+        SELECT array_agg(o.id ORDER BY o.rank), array_agg(o.score ORDER BY o.rank) INTO ordered_ids, ordered_scores
+        FROM (SELECT array_agg(s.chunk_id) AS ids, array_agg(s.document_id) AS documents, array_agg(s.text_score) AS scores
+              FROM dof_cluster_document_text_scores(query, collection, fused_ids,
+                                                    CASE WHEN dedup_by_source THEN cardinality(fused_ids) ELSE k END,
+                                                    lexemes, lexeme_chunks, total_chunks,
+                                                    total_tokens / nullif(total_chunks, 0)) s) within,
+             dof_cluster_document_order(fused_ids, fused_scores, vector_ids, vector_scores, alpha,
+                                        (SELECT max(t) FROM unnest(text_scores) t), lexeme_chunks, total_chunks,
+                                        within.ids, within.documents, within.scores) o;
+    END IF;
     IF dedup_by_source THEN
         -- the best chunk of each document: the documents of every fused candidate first
         final_ids := ARRAY(SELECT best.id FROM (
-                               SELECT DISTINCT ON (c.document_id) f.id, f.score
-                               FROM unnest(fused_ids, fused_scores) AS f(id, score)
-                               JOIN dof_cluster_chunks(fused_ids, false) c ON c.chunk_id = f.id
-                               ORDER BY c.document_id, f.score DESC, f.id) best
-                           ORDER BY best.score DESC, best.id LIMIT k);
+                               SELECT DISTINCT ON (c.document_id) f.id, f.rank
+                               FROM unnest(ordered_ids) WITH ORDINALITY AS f(id, rank)
+                               JOIN dof_cluster_chunks(ordered_ids, false) c ON c.chunk_id = f.id
+                               ORDER BY c.document_id, f.rank) best
+                           ORDER BY best.rank LIMIT k);
     ELSE
-        final_ids := fused_ids[1:k];
+        final_ids := ordered_ids[1:k];
     END IF;
     RETURN QUERY
-    SELECT c.chunk_id, c.document_id, c.source_id, c.heading_path, c.content, f.score, f.vector_rank, f.text_rank
+    SELECT c.chunk_id, c.document_id, c.source_id, c.heading_path, c.content, o.score, f.vector_rank, f.text_rank
     FROM dof_cluster_chunks(final_ids, true) c
-    JOIN unnest(fused_ids, fused_scores, fused_vector_ranks, fused_text_ranks) AS f(id, score, vector_rank, text_rank)
-      ON f.id = c.chunk_id
-    ORDER BY f.score DESC, f.id;
+    JOIN unnest(ordered_ids, ordered_scores) WITH ORDINALITY AS o(id, score, rank) ON o.id = c.chunk_id
+    JOIN unnest(fused_ids, fused_vector_ranks, fused_text_ranks) AS f(id, vector_rank, text_rank) ON f.id = c.chunk_id
+    ORDER BY o.rank;
 END
 $$;
 

@@ -144,6 +144,12 @@ DECLARE
     chunks double precision[];
     average_length double precision;
     query_vector tsvector;
+    fused_ids bigint[];
+    fused_scores double precision[];
+    fused_vector_ranks integer[];
+    fused_text_ranks integer[];
+    ordered_ids bigint[];
+    ordered_scores double precision[];
 BEGIN
     PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
     -- the fusion's own arguments are checked before any leg runs
@@ -160,11 +166,29 @@ BEGIN
     IF ranking = 'bm25' AND fusion = 'weighted' AND text_ids IS NOT NULL THEN
         text_full_match := dof_bm25_full_match(idfs);
     END IF;
+    SELECT array_agg(f.id ORDER BY f.score DESC, f.id), array_agg(f.score ORDER BY f.score DESC, f.id),
+           array_agg(f.vector_rank ORDER BY f.score DESC, f.id), array_agg(f.text_rank ORDER BY f.score DESC, f.id)
+    INTO fused_ids, fused_scores, fused_vector_ranks, fused_text_ranks
+    FROM dof_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight,
+                  text_full_match) f;
+    ordered_ids := fused_ids;
+    ordered_scores := fused_scores;
+    IF ranking = 'bm25' AND fusion = 'weighted' AND fused_ids IS NOT NULL THEN
+        -- each document's chunks reordered among its ranks (document_order.sql); with
+        -- dedup_by_source every document's best chunk can be returned, so every document counts
+        SELECT array_agg(o.id ORDER BY o.rank), array_agg(o.score ORDER BY o.rank) INTO ordered_ids, ordered_scores
+        FROM (SELECT array_agg(s.chunk_id) AS ids, array_agg(s.document_id) AS documents, array_agg(s.text_score) AS scores
+              FROM dof_document_text_scores(fused_ids, CASE WHEN dedup_by_source THEN cardinality(fused_ids) ELSE k END,
+                                            lexemes, idfs, average_length, query_vector) s) within,
+             dof_document_order(fused_ids, fused_scores, vector_ids, vector_scores,
+                                dof_fusion_text_share(alpha, (SELECT max(t) FROM unnest(text_scores) t), text_full_match),
+                                within.ids, within.documents, within.scores) o;
+    END IF;
     RETURN QUERY
     WITH fused AS (
-        SELECT f.id, f.score, f.vector_rank, f.text_rank
-        FROM dof_fuse(fusion, vector_ids, vector_scores, text_ids, text_scores, rrf_k, alpha, vector_weight, text_weight,
-                      text_full_match) f
+        SELECT o.id, o.score, o.rank, f.vector_rank, f.text_rank
+        FROM unnest(ordered_ids, ordered_scores) WITH ORDINALITY AS o(id, score, rank)
+        JOIN unnest(fused_ids, fused_vector_ranks, fused_text_ranks) AS f(id, vector_rank, text_rank) ON f.id = o.id
     ), ranked AS (
         SELECT fused.* FROM fused WHERE NOT dedup_by_source
         UNION ALL
@@ -172,18 +196,18 @@ BEGIN
         FROM (SELECT DISTINCT ON (c.document_id) fused.*
               FROM fused JOIN dof_chunks c ON c.id = fused.id
               WHERE dedup_by_source
-              ORDER BY c.document_id, fused.score DESC, fused.id) per_document
+              ORDER BY c.document_id, fused.rank) per_document
     ), best AS (
         -- the k best ids first, the content after: the fused list holds up to twice
         -- candidate_pool chunks and only k are returned (at 50 + 50 candidates, 0.77 ms ->
         -- 0.61 ms, and 0.42 ms without dedup_by_source, which needs no chunk row to rank)
-        SELECT ranked.* FROM ranked ORDER BY ranked.score DESC, ranked.id LIMIT k
+        SELECT ranked.* FROM ranked ORDER BY ranked.rank LIMIT k
     )
     SELECT best.id, c.document_id, d.source_id, c.heading_path, c.content, best.score, best.vector_rank, best.text_rank
     FROM best
     JOIN dof_chunks c ON c.id = best.id
     JOIN dof_documents d ON d.id = c.document_id
-    ORDER BY best.score DESC, best.id;
+    ORDER BY best.rank;
 END
 $$;
 COMMENT ON FUNCTION dof_rrf(bigint[], bigint[], integer, double precision, double precision) IS 'Reciprocal Rank Fusion of two ranked id lists, each weighted, with each list''s rank (NULL when absent); ties break on id';
@@ -191,6 +215,6 @@ COMMENT ON FUNCTION dof_weighted_fusion(bigint[], double precision[], bigint[], 
 COMMENT ON FUNCTION dof_fusion_vector_min_spread() IS 'The least spread of the vector leg''s similarities that the weighted fusion divides by (0.1): candidates that hardly differ are not stretched to 0..1';
 COMMENT ON FUNCTION dof_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision, double precision) IS 'The fusion named by fusion (rrf or weighted) of the vector and text legs'' lists, with its arguments checked; text_full_match (the query''s full-match BM25) scales the weighted fusion''s text share by the text leg''s coverage of the query';
 COMMENT ON FUNCTION dof_hybrid_search(text, integer, text, jsonb, integer, integer, boolean, vector, text, text, text, double precision, double precision, double precision) IS
-    'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k, vector_weight, text_weight) or by weighted min-max scores (fusion => ''weighted'', alpha = the text share, scaled down when the text leg''s best chunk matches little of the query); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s';
+    'Hybrid search: vector and full-text legs of candidate_pool chunks each, fused by RRF (rrf_k, vector_weight, text_weight) or by weighted min-max scores (fusion => ''weighted'', alpha = the text share, scaled down when the text leg''s best chunk matches little of the query); filter is jsonb containment on document metadata; dedup_by_source keeps the best chunk per document; query_embedding (optional) is used instead of embedding the query; ranking (bm25 or ts_rank_cd) and match_terms (any or all) are the text leg''s; with the weighted fusion and bm25, a document''s chunks take the ranks the fusion gave it in the order of their text score within the document (dof_document_order)';
 COMMENT ON FUNCTION dof_check_hybrid_arguments(integer, integer, boolean) IS 'Raises 22023 unless k >= 1, candidate_pool is 1 to 100000 and dedup_by_source is not NULL: dof_hybrid_search''s check, which a coordinator''s shards run too';
 COMMENT ON FUNCTION dof_fusion_text_share(double precision, double precision, double precision) IS 'The weighted fusion''s text share for one query: alpha scaled by the text leg''s coverage of the query (its best BM25 over the full-match score, capped at 1), as the share that ranks as alpha x coverage x text + (1 - alpha) x vector; alpha when either score is NULL';

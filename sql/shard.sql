@@ -149,6 +149,19 @@ BEGIN
 END
 $$;
 
+-- A coordinator's order within a document (document_order.sql): the text scores within
+-- their documents of this shard's candidates, from the query's lexemes and the cluster's
+-- statistics, as one server's dof_hybrid_search computes them from its own.
+CREATE FUNCTION dof_shard_document_text_scores(query text, collection text, ids bigint[], k integer, lexemes text[],
+                                               chunks double precision[], total_chunks double precision,
+                                               average_length double precision)
+    RETURNS TABLE (chunk_id bigint, document_id bigint, text_score double precision)
+    LANGUAGE sql STABLE SET search_path FROM CURRENT
+BEGIN ATOMIC
+    SELECT * FROM dof_document_text_scores(ids, k, lexemes, dof_bm25_idfs(chunks, total_chunks), average_length,
+                                           dof_query_vector((dof_collection(collection)).text_search_config, query));
+END;
+
 -- The chunks of `ids` this shard holds, with their document; the content only when asked
 -- (a coordinator fetches the content of its final k only).
 CREATE FUNCTION dof_shard_chunks(ids bigint[], with_content boolean)
@@ -309,6 +322,7 @@ COMMENT ON FUNCTION dof_put_document(text, text, text, text, jsonb) IS 'Stores a
 COMMENT ON FUNCTION dof_shard_prepare(text, text, integer, integer, integer, boolean, text, text) IS 'For a coordinator: checks the search''s arguments as one server does, then the query''s lexemes, this shard''s BM25 statistics for them, its pg_dof version and number, and the query''s embedding on the shard numbered embed_shard';
 COMMENT ON FUNCTION dof_shard_legs(text, integer, text, jsonb, vector, text, text, text[], double precision[], double precision, double precision) IS 'For a coordinator: both legs'' candidates on this shard (ids and scores only), the text leg scored with the cluster''s statistics';
 COMMENT ON FUNCTION dof_shard_chunks(bigint[], boolean) IS 'For a coordinator: the chunks of ids this shard holds, with document and source, content when asked';
+COMMENT ON FUNCTION dof_shard_document_text_scores(text, text, bigint[], integer, text[], double precision[], double precision, double precision) IS 'For a coordinator: the text scores within their documents of this shard''s candidates among ids (dof_document_text_scores), from the cluster''s statistics';
 COMMENT ON FUNCTION dof_shard_status() IS 'This shard''s number, pg_dof version, documents, chunks, queued and failed documents';
 COMMENT ON FUNCTION dof_shard_execute(text) IS 'Runs one SQL command as the caller (a coordinator''s dof_cluster_execute); EXECUTE is not granted to PUBLIC';
 COMMENT ON FUNCTION dof_shard_export_misplaced(integer, integer) IS 'For a coordinator''s rebalance: a batch of the documents here that belong to another shard of a cluster of shards shards, with their chunks, passages and vectors as JSON';

@@ -358,7 +358,7 @@ pub fn full_match_score(idfs: &[f64]) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -388,7 +388,7 @@ mod tests {
 
     /// Builds tsvector data the way PostgreSQL lays it out: (lexeme, [(position, weight)]),
     /// lexemes given in sorted order; weight 3 = A … 0 = D.
-    fn tsvector(words: &[(&str, &[(u16, u16)])]) -> Vec<u8> {
+    pub(crate) fn tsvector(words: &[(&str, &[(u16, u16)])]) -> Vec<u8> {
         let mut strings = Vec::new();
         let mut entries = Vec::new();
         for (lexeme, positions) in words {

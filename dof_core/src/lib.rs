@@ -13,6 +13,7 @@ pub mod chunk;
 pub mod classify;
 pub mod contents;
 pub mod corpus;
+pub mod document_order;
 pub mod embed;
 pub mod front_matter;
 pub mod fuse;

@@ -107,7 +107,7 @@ pub(super) fn bm25(
 }
 
 /// A tsvector argument's data, detoasted; any other type is refused.
-fn tsvector(value: &AnyElement) -> &[u8] {
+pub(super) fn tsvector(value: &AnyElement) -> &[u8] {
     if value.oid() != pg_sys::TSVECTOROID {
         raise_invalid_parameter("BM25 scores a tsvector");
     }

@@ -116,18 +116,70 @@ SELECT 'full match', id, round(score::numeric, 3), vector_rank, text_rank
 FROM dof_fuse('weighted', ARRAY[1, 2], ARRAY[0.9, 0.8], ARRAY[2], ARRAY[3.0], alpha => 0.6, text_full_match => 3.0)
 ORDER BY 1, 3 DESC, 2;
 -- with bm25 ranking, dof_hybrid_search passes the query's full-match score (the sum of its
--- lexemes' IDFs) to the fusion: its ranking equals dof_fuse's over the legs' own lists
+-- lexemes' IDFs) to the fusion, then reorders each document's chunks among its ranks
+-- (dof_document_order): its ranking equals those two over the legs' own lists
 WITH v AS (SELECT array_agg(chunk_id ORDER BY rank) AS ids, array_agg(1 - distance ORDER BY rank) AS scores
            FROM dof_vector_search('reglas de comercio exterior', 50, 'fusion')),
      t AS (SELECT array_agg(chunk_id ORDER BY rank) AS ids, array_agg(text_score ORDER BY rank) AS scores
            FROM dof_text_search('reglas de comercio exterior', 50, 'fusion')),
-     full_match AS (SELECT dof_bm25_full_match((dof_bm25_terms(dof_query_tsquery((dof_collection('fusion')).text_search_config,
-                                                                                 'reglas de comercio exterior'), 'fusion')).idfs) AS score),
-     expected AS (SELECT array_agg(top.id ORDER BY top.score DESC, top.id) AS ids
-                  FROM (SELECT f.id, f.score
-                        FROM v, t, full_match,
-                             LATERAL dof_fuse('weighted', v.ids, v.scores, t.ids, t.scores, alpha => 0.5, text_full_match => full_match.score) f
-                        ORDER BY f.score DESC, f.id LIMIT 10) top),
+     terms AS (SELECT * FROM dof_text_query('reglas de comercio exterior', 'fusion', 'bm25', 'any')),
+     full_match AS (SELECT dof_bm25_full_match(terms.idfs) AS score FROM terms),
+     fused AS (SELECT array_agg(f.id ORDER BY f.score DESC, f.id) AS ids, array_agg(f.score ORDER BY f.score DESC, f.id) AS scores
+               FROM v, t, full_match,
+                    LATERAL dof_fuse('weighted', v.ids, v.scores, t.ids, t.scores, alpha => 0.5, text_full_match => full_match.score) f),
+     within AS (SELECT array_agg(s.chunk_id) AS ids, array_agg(s.document_id) AS documents, array_agg(s.text_score) AS scores
+                FROM fused, terms, LATERAL dof_document_text_scores(fused.ids, 10, terms.lexemes, terms.idfs, terms.average_length, terms.query_vector) s),
+     expected AS (SELECT array_agg(o.id ORDER BY o.rank) AS ids
+                  FROM (SELECT o.* FROM fused, v, t, full_match, within,
+                               LATERAL dof_document_order(fused.ids, fused.scores, v.ids, v.scores,
+                                                          dof_fusion_text_share(0.5, t.scores[1], full_match.score),
+                                                          within.ids, within.documents, within.scores) o
+                        ORDER BY o.rank LIMIT 10) o),
      got AS (SELECT array_agg(chunk_id ORDER BY score DESC, chunk_id) AS ids FROM dof_hybrid_search('reglas de comercio exterior', 10, 'fusion'))
-SELECT got.ids = expected.ids AS hybrid_equals_dof_fuse, cardinality(got.ids) AS returned, (SELECT score > 0 FROM full_match) AS full_match_positive
+SELECT got.ids = expected.ids AS hybrid_equals_dof_fuse_then_document_order, cardinality(got.ids) AS returned,
+       (SELECT score > 0 FROM full_match) AS full_match_positive
 FROM got, expected;
+
+-- The order within a document (document_order.sql). A lexeme's IDF within a document of n
+-- chunks, h of which hold it, is weighted by ln(1 + (n - h + 0.5) / (h + 0.5)) / ln(1 + (n +
+-- 0.5) / 0.5): 1 where no chunk holds it, little where every chunk does
+SELECT array(SELECT round(x::numeric, 4) FROM unnest(dof_document_idfs(ARRAY[2.0, 3.0, 3.0], ARRAY[0, 1, 10], 10)) x) AS idfs_within,
+       dof_lexemes_held(to_tsvector('simple', 'gobernador regional'), ARRAY['edad', 'gobernador', 'regional']) AS held,
+       dof_lexemes_held(to_tsvector('simple', ''), ARRAY['edad']) AS held_by_none;
+SELECT dof_document_idfs(ARRAY[2.0], ARRAY[0, 1], 10);
+-- chunks 1 and 3 (document 10) hold ranks 1 and 3: 3 scores more within the document, so it
+-- takes rank 1 and its score; chunk 2 (another document) and chunk 4 (no score within its
+-- document) keep theirs. With the text share 0 the vector leg decides (chunk 1's 0.95 over
+-- chunk 3's 0.9), and equal values keep the fused order.
+SELECT 'text decides' AS case_, * FROM dof_document_order(ARRAY[1, 2, 3, 4], ARRAY[0.9, 0.8, 0.7, 0.6], ARRAY[1, 3], ARRAY[0.8, 0.8], 0.5,
+                                                       ARRAY[1, 3], ARRAY[10, 10], ARRAY[1.0, 4.0])
+UNION ALL
+SELECT 'vector decides', * FROM dof_document_order(ARRAY[1, 2, 3, 4], ARRAY[0.9, 0.8, 0.7, 0.6], ARRAY[1, 3], ARRAY[0.95, 0.9], 0,
+                                                   ARRAY[1, 3], ARRAY[10, 10], ARRAY[1.0, 4.0])
+UNION ALL
+SELECT 'equal', * FROM dof_document_order(ARRAY[1, 2, 3, 4], ARRAY[0.9, 0.8, 0.7, 0.6], ARRAY[1, 3], ARRAY[0.8, 0.8], 0.5,
+                                          ARRAY[1, 3], ARRAY[10, 10], ARRAY[2.0, 2.0])
+ORDER BY 1, 4;
+-- end to end: a law whose every article names the regional governor, among notices of
+-- which some speak of age. The text leg ranks first the article naming the governor most
+-- often; within the law, "gobernador regional" tells its articles apart no better than a
+-- stopword and "edad" does, so the hybrid search (alpha 1: the text decides) ranks first
+-- the article about the age
+INSERT INTO dof_collections (name, model, late_chunking, max_tokens) VALUES ('dentro', 'hash-384', false, 200);
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+('dentro', 'ley-elecciones', E'# Ley de elecciones\n\n' ||
+ E'**Artículo 1.** El gobernador regional y el vicegobernador regional son elegidos junto con el consejo; el gobernador regional preside el gobierno regional y el gobernador regional lo representa.\n\n' ||
+ E'**Artículo 2.** Para postular como gobernador regional se requiere ser mayor de veinticinco años de edad.\n\n' ||
+ E'**Artículo 3.** El gobernador regional presenta su plan de gobierno ante el jurado electoral.\n\n' ||
+ E'**Artículo 4.** El gobernador regional rinde cuentas ante el consejo cada año.\n');
+INSERT INTO dof_documents (collection, source_id, body)
+SELECT 'dentro', 'aviso-' || g, format(E'# Aviso %s\n\nLa dependencia publica el trámite %s%s.', g, g, CASE WHEN g <= 20 THEN ' para personas de edad avanzada' ELSE '' END)
+FROM generate_series(1, 150) g;
+SELECT 'text leg' AS search, t.rank, left(c.content, 60) AS starts
+FROM dof_text_search('edad del gobernador regional', 3, 'dentro') t JOIN dof_chunks c ON c.id = t.chunk_id
+WHERE c.content LIKE '%Artículo%'
+UNION ALL
+SELECT 'hybrid', h.n, left(h.content, 60)
+FROM dof_hybrid_search('edad del gobernador regional', 10, 'dentro', alpha => 1) WITH ORDINALITY AS h(chunk_id, document_id, source_id, heading_path, content, score, vector_rank, text_rank, n)
+WHERE h.content LIKE '%Artículo%'
+ORDER BY 1, 2;

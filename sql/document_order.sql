@@ -1,0 +1,90 @@
+-- Search, the order within a document (dof_core::document_order): the weighted fusion's
+-- list keeps the ranks it gives each document, and a document's chunks take them in the
+-- order of the same fusion with the text leg's IDFs weighted by each lexeme's rarity within
+-- the document. The words that find a law are often in most of its chunks, and tell them
+-- apart no better than a stopword; on the mixed set's natural questions MRR@10 0.707 ->
+-- 0.801, DOF editions 0.748 -> 0.776 (docs/measurements.md, "The order within a document").
+
+-- The candidates' text scores within their documents: for the documents holding one of the
+-- first `k` of `ids` (the fused list, best first) and at least one more of them, each of
+-- their candidates' text score (dof_text_score_internal) with the query's IDFs weighted
+-- within the document (dof_document_idfs, from the document's chunks holding each lexeme:
+-- dof_lexemes_held). Other candidates are not returned: their order cannot change what is
+-- returned. Runs as its caller: a document's chunks are those row-level security lets it see.
+CREATE FUNCTION dof_document_text_scores(ids bigint[], k integer, lexemes text[], idfs double precision[],
+                                         average_length double precision, query_vector tsvector)
+    RETURNS TABLE (chunk_id bigint, document_id bigint, text_score double precision)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH candidates AS (
+        SELECT c.id, c.document_id, c.tsv, c.token_count, min(u.rank) AS rank
+        FROM unnest(ids) WITH ORDINALITY AS u(id, rank) JOIN dof_chunks c ON c.id = u.id
+        GROUP BY c.id
+    ), documents AS (
+        SELECT candidates.document_id FROM candidates GROUP BY candidates.document_id
+        HAVING count(*) > 1 AND min(candidates.rank) <= k
+    ), holding AS (
+        SELECT c.document_id, h.position, sum(h.held)::double precision AS chunks, count(*)::double precision AS total
+        FROM dof_chunks c
+        CROSS JOIN LATERAL unnest(dof_lexemes_held(c.tsv, lexemes)) WITH ORDINALITY AS h(held, position)
+        WHERE c.document_id IN (SELECT documents.document_id FROM documents)
+        GROUP BY c.document_id, h.position
+    ), weighted AS (
+        SELECT holding.document_id,
+               dof_document_idfs(idfs, array_agg(holding.chunks ORDER BY holding.position), max(holding.total)) AS idfs
+        FROM holding GROUP BY holding.document_id
+    )
+    SELECT candidates.id, candidates.document_id,
+           dof_text_score_internal(candidates.tsv, candidates.token_count, lexemes, weighted.idfs, average_length, query_vector)
+    FROM candidates JOIN weighted ON weighted.document_id = candidates.document_id;
+END;
+
+-- The fused list (ids and scores, best first) with each document's chunks reordered among
+-- the ranks they hold: by (1 - text_share) x vector + text_share x text, the vector leg's
+-- similarity normalised as the weighted fusion does (its spread at least
+-- dof_fusion_vector_min_spread()), the text score within the document
+-- (dof_document_text_scores: chunk_ids, document_ids, text_scores) over the best of them;
+-- ties keep the fused order. A chunk takes the rank (1-based) it moves to and that rank's
+-- score, so the list stays ordered by score; chunks without a text score within their
+-- document keep theirs.
+CREATE FUNCTION dof_document_order(ids bigint[], scores double precision[], vector_ids bigint[],
+                                   vector_scores double precision[], text_share double precision,
+                                   chunk_ids bigint[], document_ids bigint[], text_scores double precision[])
+    RETURNS TABLE (id bigint, score double precision, rank integer)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH fused AS (
+        SELECT f.id, f.score, f.rank FROM unnest(ids, scores) WITH ORDINALITY AS f(id, score, rank)
+    ), vectors AS (
+        SELECT v.id, (v.score - min(v.score) OVER ()) / greatest(max(v.score) OVER () - min(v.score) OVER (),
+                                                                dof_fusion_vector_min_spread()) AS value
+        FROM unnest(vector_ids, vector_scores) AS v(id, score)
+    ), texts AS (
+        SELECT t.id, t.document, coalesce(t.score / nullif(max(t.score) OVER (), 0), 0) AS value
+        FROM unnest(chunk_ids, document_ids, text_scores) AS t(id, document, score)
+    ), within AS (
+        SELECT fused.id, fused.score, fused.rank, texts.document,
+               (1 - text_share) * coalesce((SELECT max(vectors.value) FROM vectors WHERE vectors.id = fused.id), 0)
+               + text_share * texts.value AS value
+        FROM fused JOIN texts ON texts.id = fused.id
+    ), ranks AS (
+        SELECT within.document, within.score, within.rank,
+               row_number() OVER (PARTITION BY within.document ORDER BY within.rank) AS place
+        FROM within
+    ), reordered AS (
+        SELECT within.id, within.document,
+               row_number() OVER (PARTITION BY within.document ORDER BY within.value DESC, within.rank) AS place
+        FROM within
+    )
+    SELECT reordered.id, ranks.score, ranks.rank::integer
+    FROM ranks JOIN reordered ON reordered.document = ranks.document AND reordered.place = ranks.place
+    UNION ALL
+    SELECT fused.id, fused.score, fused.rank::integer FROM fused WHERE NOT EXISTS (SELECT 1 FROM texts WHERE texts.id = fused.id)
+    ORDER BY 3;
+END;
+COMMENT ON FUNCTION dof_document_text_scores(bigint[], integer, text[], double precision[], double precision, tsvector) IS
+    'Internal: the text scores within their documents of the candidates (ids, the fused list) whose documents hold one of the first k and another candidate: BM25 with each lexeme''s IDF weighted by its rarity within the document (dof_document_idfs)';
+COMMENT ON FUNCTION dof_document_order(bigint[], double precision[], bigint[], double precision[], double precision, bigint[], bigint[], double precision[]) IS
+    'Internal: the fused list with each document''s chunks reordered among the ranks they hold, by the weighted fusion of their vector similarity and their text score within the document; each chunk takes its new rank and that rank''s score';
+COMMENT ON FUNCTION dof_lexemes_held(anyelement, text[]) IS 'Internal: for each lexeme, 1 when the tsvector holds it, else 0 (summed over a document''s chunks: the chunks holding each)';
+COMMENT ON FUNCTION dof_document_idfs(double precision[], double precision[], double precision) IS 'Internal: the query''s IDFs within one document of chunks chunks, holding[i] of which hold lexeme i: each IDF times ln(1 + (n - h + 0.5) / (h + 0.5)) / ln(1 + (n + 0.5) / 0.5)';
