@@ -29,6 +29,8 @@ corpus="${PG_DOF_CORPORA:-$here/../../shared/corpora}/dof-editions/dof_markdown_
   "$here/cluster.sh" psql
 log "retrieval quality, chunking-evaluation and the Spanish DOF set: each leg, each fusion, late vs independent (MRR@10, R@1, R@5, recall@5)"
 bash bench/scripts/retrieval_quality.sh
+log "what the order within a document costs a hybrid search (the DOF set's database above), with vs without it, alternating"
+bash bench/scripts/document_order_cost.sh
 log "BM25's exact per-collection statistics: insert cost, triggers on vs off (hash embedder, so the model does not hide it)"
 bash bench/scripts/term_stats_cost.sh
 log "chunking strategies through SQL: MB/s and chunks/s per strategy; semantic with e5 cold vs cached vs a table cache"

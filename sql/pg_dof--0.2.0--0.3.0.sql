@@ -1247,9 +1247,16 @@ IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_document_id
 -- their candidates' text score (dof_text_score_internal) with the query's IDFs weighted
 -- within the document (dof_document_idfs, from the document's chunks holding each lexeme:
 -- dof_lexemes_held). Other candidates are not returned: their order cannot change what is
--- returned. Runs as its caller: a document's chunks are those row-level security lets it see.
+-- returned. Nor are those of a document of more than max_chunks chunks: every chunk of a
+-- document is read (about 5 us a chunk: 890 chunks add 4.6 ms), so a huge one keeps the
+-- fused order. Runs as its caller: a document's chunks are those row-level security lets
+-- it see.
+CREATE FUNCTION dof_document_order_max_chunks() RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN 4000;
 CREATE FUNCTION dof_document_text_scores(ids bigint[], k integer, lexemes text[], idfs double precision[],
-                                         average_length double precision, query_vector tsvector)
+                                         average_length double precision, query_vector tsvector,
+                                         max_chunks integer DEFAULT dof_document_order_max_chunks())
     RETURNS TABLE (chunk_id bigint, document_id bigint, text_score double precision)
     LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
@@ -1260,6 +1267,8 @@ BEGIN ATOMIC
     ), documents AS (
         SELECT candidates.document_id FROM candidates GROUP BY candidates.document_id
         HAVING count(*) > 1 AND min(candidates.rank) <= k
+           AND (SELECT count(*) FROM (SELECT FROM dof_chunks c WHERE c.document_id = candidates.document_id
+                                      LIMIT max_chunks + 1) counted) <= max_chunks
     ), holding AS (
         SELECT c.document_id, h.position, sum(h.held)::double precision AS chunks, count(*)::double precision AS total
         FROM dof_chunks c
@@ -1319,8 +1328,9 @@ BEGIN ATOMIC
     SELECT fused.id, fused.score, fused.rank::integer FROM fused WHERE NOT EXISTS (SELECT 1 FROM texts WHERE texts.id = fused.id)
     ORDER BY 3;
 END;
-COMMENT ON FUNCTION dof_document_text_scores(bigint[], integer, text[], double precision[], double precision, tsvector) IS
-    'Internal: the text scores within their documents of the candidates (ids, the fused list) whose documents hold one of the first k and another candidate: BM25 with each lexeme''s IDF weighted by its rarity within the document (dof_document_idfs)';
+COMMENT ON FUNCTION dof_document_text_scores(bigint[], integer, text[], double precision[], double precision, tsvector, integer) IS
+    'Internal: the text scores within their documents of the candidates (ids, the fused list) whose documents hold one of the first k and another candidate, and at most max_chunks chunks: BM25 with each lexeme''s IDF weighted by its rarity within the document (dof_document_idfs)';
+COMMENT ON FUNCTION dof_document_order_max_chunks() IS 'The most chunks of a document whose chunks a hybrid search reorders (4000): the order reads every chunk of the document, so a larger one keeps the fused order';
 COMMENT ON FUNCTION dof_document_order(bigint[], double precision[], bigint[], double precision[], double precision, bigint[], bigint[], double precision[]) IS
     'Internal: the fused list with each document''s chunks reordered among the ranks they hold, by the weighted fusion of their vector similarity and their text score within the document; each chunk takes its new rank and that rank''s score';
 COMMENT ON FUNCTION dof_lexemes_held(anyelement, text[]) IS 'Internal: for each lexeme, 1 when the tsvector holds it, else 0 (summed over a document''s chunks: the chunks holding each)';

@@ -183,3 +183,13 @@ SELECT 'hybrid', h.n, left(h.content, 60)
 FROM dof_hybrid_search('edad del gobernador regional', 10, 'dentro', alpha => 1) WITH ORDINALITY AS h(chunk_id, document_id, source_id, heading_path, content, score, vector_rank, text_rank, n)
 WHERE h.content LIKE '%Artículo%'
 ORDER BY 1, 2;
+-- a document of more than max_chunks chunks (by default dof_document_order_max_chunks())
+-- keeps the fused order: none of its candidates is scored within it
+SELECT dof_document_order_max_chunks() AS default_max_chunks;
+SELECT m.max_chunks, count(s.chunk_id) AS scored_within
+FROM (VALUES (3), (4)) AS m(max_chunks)
+CROSS JOIN dof_text_query('edad del gobernador regional', 'dentro', 'bm25', 'any') t
+LEFT JOIN LATERAL dof_document_text_scores(ARRAY(SELECT c.id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id
+                                                 WHERE d.source_id = 'ley-elecciones' ORDER BY c.chunk_index),
+                                           10, t.lexemes, t.idfs, t.average_length, t.query_vector, m.max_chunks) s ON true
+GROUP BY m.max_chunks ORDER BY m.max_chunks;
