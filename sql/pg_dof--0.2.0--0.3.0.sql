@@ -1239,8 +1239,8 @@ IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_document_id
 -- list keeps the ranks it gives each document, and a document's chunks take them in the
 -- order of the same fusion with the text leg's IDFs weighted by each lexeme's rarity within
 -- the document. The words that find a law are often in most of its chunks, and tell them
--- apart no better than a stopword; on the mixed set's natural questions MRR@10 0.707 ->
--- 0.801, DOF editions 0.748 -> 0.776 (docs/measurements.md, "The order within a document").
+-- apart no better than a stopword; on the mixed set's natural questions hybrid MRR@10 0.707
+-- -> 0.784, DOF editions 0.748 -> 0.776 (docs/measurements.md, "The order within a document").
 
 -- The candidates' text scores within their documents: for the documents holding one of the
 -- first `k` of `ids` (the fused list, best first) and at least one more of them, each of
@@ -1248,7 +1248,8 @@ IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_document_id
 -- within the document (dof_document_idfs, from the document's chunks holding each lexeme:
 -- dof_lexemes_held). Other candidates are not returned: their order cannot change what is
 -- returned. Nor are those of a document of more than max_chunks chunks: every chunk of a
--- document is read (about 5 us a chunk: 890 chunks add 4.6 ms), so a huge one keeps the
+-- document is read (about 5 us a chunk: a hybrid search on DOF editions of up to 890
+-- chunks 1.63x the time, bench/scripts/document_order_cost.sh), so a huge one keeps the
 -- fused order. Runs as its caller: a document's chunks are those row-level security lets
 -- it see.
 CREATE FUNCTION dof_document_order_max_chunks() RETURNS integer
