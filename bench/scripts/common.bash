@@ -14,6 +14,17 @@ corpus() {
 
 q() { "$here/cluster.sh" psql -X -At -v ON_ERROR_STOP=1 -q "$@"; }
 
+# One function's definition in a SQL file read on stdin (a revision's, through git show),
+# printed as CREATE OR REPLACE, named AS_NAME when given (beside the current one) or as it
+# was (replacing it).
+definition() { # FUNCTION [AS_NAME]
+  python3 -c '
+import sys
+s = sys.stdin.read(); name = sys.argv[1]; a = s.index("CREATE FUNCTION " + name + "(")
+body = s[a + len("CREATE FUNCTION " + name):s.index("END\n$$;", a) + len("END\n$$;")]
+print("SET client_min_messages = warning;\nCREATE OR REPLACE FUNCTION " + (sys.argv[2] if len(sys.argv) > 2 else name) + body)' "$@"
+}
+
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 # Links the legalize-pe files under 64 KB, in path order, into folder DIR until they would

@@ -16,10 +16,7 @@ ROUNDS="${ROUNDS:-3}"
 repo="$(cd "$here/.." && pwd)"
 (cd "$repo" && cargo run --release -q -p dof_bench --bin cpu)
 q -c "SELECT 1 FROM eval_questions LIMIT 1" >/dev/null 2>&1 || { echo "no quality data in $PG_DOF_DB: run retrieval_quality.sh first" >&2; exit 2; }
-git -C "$repo" show "$BEFORE:sql/fusion.sql" | python3 -c '
-import sys
-s = sys.stdin.read(); a = s.index("CREATE FUNCTION dof_hybrid_search(")
-print("SET client_min_messages = warning;\nCREATE OR REPLACE FUNCTION dof_hybrid_search_before(" + s[a + len("CREATE FUNCTION dof_hybrid_search("):s.index("END\n$$;", a) + len("END\n$$;")])' | q
+git -C "$repo" show "$BEFORE:sql/fusion.sql" | definition dof_hybrid_search dof_hybrid_search_before | q
 trap 'q -c "DROP FUNCTION IF EXISTS dof_hybrid_search_before" >/dev/null' EXIT
 q <<SQL
 SET client_min_messages = warning;

@@ -19,13 +19,6 @@ require_scale_data
 (cd "$repo" && cargo run --release -q -p dof_bench --bin cpu)
 work="$(mktemp -d)"
 declare -A search
-# a revision's definition of one function, as CREATE OR REPLACE
-definition() { # SQL-FILE-CONTENT FUNCTION
-  python3 -c '
-import sys
-s = sys.stdin.read(); a = s.index("CREATE FUNCTION " + sys.argv[1] + "(")
-print("SET client_min_messages = warning;\nCREATE OR REPLACE" + s[a + len("CREATE"):s.index("END\n$$;", a) + len("END\n$$;")])' "$1"
-}
 for state in before after; do
   # sql/vector_search.sql was sql/vector_leg.sql before 0.3.0
   if [ $state = before ]; then show() { git -C "$repo" show "$BEFORE:$1" 2>/dev/null || git -C "$repo" show "$BEFORE:${1/vector_search/vector_leg}"; }; else show() { cat "$repo/$1"; }; fi
