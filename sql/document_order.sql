@@ -51,8 +51,8 @@ END;
 
 -- The fused list (ids and scores, best first) with each document's chunks reordered among
 -- the ranks they hold: by (1 - text_share) x vector + text_share x text, the vector leg's
--- similarity normalised as the weighted fusion does (its spread at least
--- dof_fusion_vector_min_spread()), the text score within the document
+-- similarity normalised as the weighted fusion normalises it (dof_fusion_normalise, its
+-- spread at least dof_fusion_vector_min_spread()), the text score within the document
 -- (dof_document_text_scores: chunk_ids, document_ids, text_scores) over the best of them;
 -- ties keep the fused order. A chunk takes the rank (1-based) it moves to and that rank's
 -- score, so the list stays ordered by score; chunks without a text score within their
@@ -66,15 +66,13 @@ BEGIN ATOMIC
     WITH fused AS (
         SELECT f.id, f.score, f.rank FROM unnest(ids, scores) WITH ORDINALITY AS f(id, score, rank)
     ), vectors AS (
-        SELECT v.id, (v.score - min(v.score) OVER ()) / greatest(max(v.score) OVER () - min(v.score) OVER (),
-                                                                dof_fusion_vector_min_spread()) AS value
-        FROM unnest(vector_ids, vector_scores) AS v(id, score)
+        SELECT v.id, v.value FROM dof_fusion_normalise(vector_ids, vector_scores, dof_fusion_vector_min_spread()) v
     ), texts AS (
         SELECT t.id, t.document, coalesce(t.score / nullif(max(t.score) OVER (), 0), 0) AS value
         FROM unnest(chunk_ids, document_ids, text_scores) AS t(id, document, score)
     ), within AS (
         SELECT fused.id, fused.score, fused.rank, texts.document,
-               (1 - text_share) * coalesce((SELECT max(vectors.value) FROM vectors WHERE vectors.id = fused.id), 0)
+               (1 - text_share) * coalesce((SELECT vectors.value FROM vectors WHERE vectors.id = fused.id), 0)
                + text_share * texts.value AS value
         FROM fused JOIN texts ON texts.id = fused.id
     ), ranks AS (

@@ -25,41 +25,52 @@ BEGIN ATOMIC
     ORDER BY score DESC, ranked.id;
 END;
 
+-- One scored list (best first; scores higher-is-better) normalised as the weighted fusion
+-- normalises each leg: (s - min) / (max - min) over the list, the spread counted as at
+-- least min_spread (the vector leg's dof_fusion_vector_min_spread(), 0.1: similarities
+-- that hardly differ are not stretched to 0..1); all equal: 1 when min_spread is 0, else
+-- 0. An id named twice counts its first entry; entries without a score are skipped; rank
+-- is the entry's place in the list (1-based). The one rule for dof_weighted_fusion and
+-- dof_document_order; the Rust core's dof_core::fuse::min_max is the reference, and a
+-- test checks the fusion against it on random lists.
+CREATE FUNCTION dof_fusion_normalise(ids bigint[], scores double precision[], min_spread double precision)
+    RETURNS TABLE (id bigint, value double precision, rank integer)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH entries AS (
+        SELECT DISTINCT ON (e.id) e.id, e.score, e.rank
+        FROM unnest(ids, scores) WITH ORDINALITY AS e(id, score, rank)
+        WHERE e.id IS NOT NULL AND e.score IS NOT NULL
+        ORDER BY e.id, e.rank
+    )
+    SELECT entries.id,
+           coalesce((entries.score - min(entries.score) OVER ())
+                    / nullif(greatest(max(entries.score) OVER () - min(entries.score) OVER (), min_spread), 0), 1),
+           entries.rank::integer
+    FROM entries;
+END;
+
 -- Weighted min-max fusion of two scored lists (best first; scores higher-is-better): each
--- list's scores normalised over the list as (s - min) / (max - min), except that the vector
--- leg's spread counts as at least dof_fusion_vector_min_spread() (0.1: similarities that
--- hardly differ are not stretched to 0..1; all equal: 1 for the text leg, 0 for the
--- vector leg); an id absent from a list gets 0 from it, score = (1 - alpha) × vector +
--- alpha × text. The Rust core's
+-- list normalised by dof_fusion_normalise (the vector leg's spread at least
+-- dof_fusion_vector_min_spread(), the text leg's not floored); an id absent from a list
+-- gets 0 from it, score = (1 - alpha) × vector + alpha × text. The Rust core's
 -- dof_core::fuse::min_max is the reference; a test checks they agree on random lists.
--- An id named twice in a list counts its first entry; entries without a score are skipped.
 CREATE FUNCTION dof_weighted_fusion(vector_ids bigint[], vector_scores double precision[],
                                     text_ids bigint[], text_scores double precision[],
                                     alpha double precision DEFAULT 0.5)
     RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-    WITH entries AS (
-        SELECT DISTINCT ON (e.leg, e.id) e.leg, e.id, e.score, e.rank
-        FROM (SELECT 'vector' AS leg, v.id, v.score, v.rank
-              FROM unnest(vector_ids, vector_scores) WITH ORDINALITY AS v(id, score, rank)
-              UNION ALL
-              SELECT 'text', t.id, t.score, t.rank
-              FROM unnest(text_ids, text_scores) WITH ORDINALITY AS t(id, score, rank)) e
-        WHERE e.id IS NOT NULL AND e.score IS NOT NULL
-        ORDER BY e.leg, e.id, e.rank
-    ), normalised AS (
-        SELECT entries.leg, entries.id, entries.rank,
-               coalesce((entries.score - min(entries.score) OVER leg)
-                        / nullif(greatest(max(entries.score) OVER leg - min(entries.score) OVER leg,
-                                          CASE WHEN entries.leg = 'vector' THEN dof_fusion_vector_min_spread() ELSE 0 END), 0),
-                        1) AS value
-        FROM entries WINDOW leg AS (PARTITION BY entries.leg)
+    WITH normalised AS (
+        SELECT 'vector' AS leg, v.id, v.value, v.rank
+        FROM dof_fusion_normalise(vector_ids, vector_scores, dof_fusion_vector_min_spread()) v
+        UNION ALL
+        SELECT 'text', t.id, t.value, t.rank FROM dof_fusion_normalise(text_ids, text_scores, 0) t
     )
     SELECT normalised.id,
            sum(CASE WHEN normalised.leg = 'text' THEN alpha ELSE 1 - alpha END * normalised.value) AS score,
-           min(normalised.rank) FILTER (WHERE normalised.leg = 'vector')::integer,
-           min(normalised.rank) FILTER (WHERE normalised.leg = 'text')::integer
+           min(normalised.rank) FILTER (WHERE normalised.leg = 'vector'),
+           min(normalised.rank) FILTER (WHERE normalised.leg = 'text')
     FROM normalised
     GROUP BY normalised.id
     ORDER BY score DESC, normalised.id;
@@ -211,6 +222,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dof_rrf(bigint[], bigint[], integer, double precision, double precision) IS 'Reciprocal Rank Fusion of two ranked id lists, each weighted, with each list''s rank (NULL when absent); ties break on id';
+COMMENT ON FUNCTION dof_fusion_normalise(bigint[], double precision[], double precision) IS 'Internal: one scored list normalised as the weighted fusion normalises each leg: (s - min) / max(max - min, min_spread), 1 when all are equal and min_spread is 0; an id''s first entry, entries without a score skipped';
 COMMENT ON FUNCTION dof_weighted_fusion(bigint[], double precision[], bigint[], double precision[], double precision) IS 'Weighted min-max fusion of two scored lists: each normalised by its spread (the vector leg''s at least dof_fusion_vector_min_spread()), score = (1 - alpha) x vector + alpha x text; ties break on id';
 COMMENT ON FUNCTION dof_fusion_vector_min_spread() IS 'The least spread of the vector leg''s similarities that the weighted fusion divides by (0.1): candidates that hardly differ are not stretched to 0..1';
 COMMENT ON FUNCTION dof_fuse(text, bigint[], double precision[], bigint[], double precision[], integer, double precision, double precision, double precision, double precision) IS 'The fusion named by fusion (rrf or weighted) of the vector and text legs'' lists, with its arguments checked; text_full_match (the query''s full-match BM25) scales the weighted fusion''s text share by the text leg''s coverage of the query';

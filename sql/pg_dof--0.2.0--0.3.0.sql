@@ -474,33 +474,41 @@ COMMENT ON VIEW dof_queue_progress IS 'Deferred indexing per collection: queued,
 -- spread counts as at least dof_fusion_vector_min_spread() (0.1), by measurement.
 CREATE FUNCTION "dof_fusion_vector_min_spread"() RETURNS double precision
 IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_fusion_vector_min_spread_wrapper';
+-- One rule normalises each leg for the weighted fusion and for the order within a document
+-- (dof_fusion_normalise).
+CREATE FUNCTION dof_fusion_normalise(ids bigint[], scores double precision[], min_spread double precision)
+    RETURNS TABLE (id bigint, value double precision, rank integer)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH entries AS (
+        SELECT DISTINCT ON (e.id) e.id, e.score, e.rank
+        FROM unnest(ids, scores) WITH ORDINALITY AS e(id, score, rank)
+        WHERE e.id IS NOT NULL AND e.score IS NOT NULL
+        ORDER BY e.id, e.rank
+    )
+    SELECT entries.id,
+           coalesce((entries.score - min(entries.score) OVER ())
+                    / nullif(greatest(max(entries.score) OVER () - min(entries.score) OVER (), min_spread), 0), 1),
+           entries.rank::integer
+    FROM entries;
+END;
+COMMENT ON FUNCTION dof_fusion_normalise(bigint[], double precision[], double precision) IS 'Internal: one scored list normalised as the weighted fusion normalises each leg: (s - min) / max(max - min, min_spread), 1 when all are equal and min_spread is 0; an id''s first entry, entries without a score skipped';
 CREATE OR REPLACE FUNCTION dof_weighted_fusion(vector_ids bigint[], vector_scores double precision[],
                                     text_ids bigint[], text_scores double precision[],
                                     alpha double precision DEFAULT 0.5)
     RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-    WITH entries AS (
-        SELECT DISTINCT ON (e.leg, e.id) e.leg, e.id, e.score, e.rank
-        FROM (SELECT 'vector' AS leg, v.id, v.score, v.rank
-              FROM unnest(vector_ids, vector_scores) WITH ORDINALITY AS v(id, score, rank)
-              UNION ALL
-              SELECT 'text', t.id, t.score, t.rank
-              FROM unnest(text_ids, text_scores) WITH ORDINALITY AS t(id, score, rank)) e
-        WHERE e.id IS NOT NULL AND e.score IS NOT NULL
-        ORDER BY e.leg, e.id, e.rank
-    ), normalised AS (
-        SELECT entries.leg, entries.id, entries.rank,
-               coalesce((entries.score - min(entries.score) OVER leg)
-                        / nullif(greatest(max(entries.score) OVER leg - min(entries.score) OVER leg,
-                                          CASE WHEN entries.leg = 'vector' THEN dof_fusion_vector_min_spread() ELSE 0 END), 0),
-                        1) AS value
-        FROM entries WINDOW leg AS (PARTITION BY entries.leg)
+    WITH normalised AS (
+        SELECT 'vector' AS leg, v.id, v.value, v.rank
+        FROM dof_fusion_normalise(vector_ids, vector_scores, dof_fusion_vector_min_spread()) v
+        UNION ALL
+        SELECT 'text', t.id, t.value, t.rank FROM dof_fusion_normalise(text_ids, text_scores, 0) t
     )
     SELECT normalised.id,
            sum(CASE WHEN normalised.leg = 'text' THEN alpha ELSE 1 - alpha END * normalised.value) AS score,
-           min(normalised.rank) FILTER (WHERE normalised.leg = 'vector')::integer,
-           min(normalised.rank) FILTER (WHERE normalised.leg = 'text')::integer
+           min(normalised.rank) FILTER (WHERE normalised.leg = 'vector'),
+           min(normalised.rank) FILTER (WHERE normalised.leg = 'text')
     FROM normalised
     GROUP BY normalised.id
     ORDER BY score DESC, normalised.id;
@@ -1288,8 +1296,8 @@ END;
 
 -- The fused list (ids and scores, best first) with each document's chunks reordered among
 -- the ranks they hold: by (1 - text_share) x vector + text_share x text, the vector leg's
--- similarity normalised as the weighted fusion does (its spread at least
--- dof_fusion_vector_min_spread()), the text score within the document
+-- similarity normalised as the weighted fusion normalises it (dof_fusion_normalise, its
+-- spread at least dof_fusion_vector_min_spread()), the text score within the document
 -- (dof_document_text_scores: chunk_ids, document_ids, text_scores) over the best of them;
 -- ties keep the fused order. A chunk takes the rank (1-based) it moves to and that rank's
 -- score, so the list stays ordered by score; chunks without a text score within their
@@ -1303,15 +1311,13 @@ BEGIN ATOMIC
     WITH fused AS (
         SELECT f.id, f.score, f.rank FROM unnest(ids, scores) WITH ORDINALITY AS f(id, score, rank)
     ), vectors AS (
-        SELECT v.id, (v.score - min(v.score) OVER ()) / greatest(max(v.score) OVER () - min(v.score) OVER (),
-                                                                dof_fusion_vector_min_spread()) AS value
-        FROM unnest(vector_ids, vector_scores) AS v(id, score)
+        SELECT v.id, v.value FROM dof_fusion_normalise(vector_ids, vector_scores, dof_fusion_vector_min_spread()) v
     ), texts AS (
         SELECT t.id, t.document, coalesce(t.score / nullif(max(t.score) OVER (), 0), 0) AS value
         FROM unnest(chunk_ids, document_ids, text_scores) AS t(id, document, score)
     ), within AS (
         SELECT fused.id, fused.score, fused.rank, texts.document,
-               (1 - text_share) * coalesce((SELECT max(vectors.value) FROM vectors WHERE vectors.id = fused.id), 0)
+               (1 - text_share) * coalesce((SELECT vectors.value FROM vectors WHERE vectors.id = fused.id), 0)
                + text_share * texts.value AS value
         FROM fused JOIN texts ON texts.id = fused.id
     ), ranks AS (

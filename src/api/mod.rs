@@ -102,12 +102,12 @@ pgrx::extension_sql_file!(
 pgrx::extension_sql_file!(
     "../../sql/fusion.sql",
     name = "fusion",
-    requires = ["vector_search", "text_search", "document_order", fusion::dof_fusion_vector_min_spread]
+    requires = ["vector_search", "text_search", fusion::dof_fusion_vector_min_spread]
 );
 pgrx::extension_sql_file!(
     "../../sql/document_order.sql",
     name = "document_order",
-    requires = ["text_search", fusion::dof_fusion_vector_min_spread, document_order::dof_lexemes_held, document_order::dof_document_idfs]
+    requires = ["text_search", "fusion", document_order::dof_lexemes_held, document_order::dof_document_idfs]
 );
 pgrx::extension_sql_file!("../../sql/shard.sql", name = "shard", requires = ["fusion", "document_order"]);
 pgrx::extension_sql_file!("../../sql/evaluate.sql", name = "evaluate", requires = ["fusion"]);

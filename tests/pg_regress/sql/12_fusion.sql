@@ -41,6 +41,12 @@ SELECT dof_fusion_vector_min_spread() AS min_spread;
 SELECT id, round(score::numeric, 3) AS score FROM dof_weighted_fusion('{1,2,3}', '{0.84,0.83,0.82}', '{}', '{}', 0);
 SELECT id, round(score::numeric, 3) AS score FROM dof_weighted_fusion('{1,2}', '{0.9,0.5}', '{}', '{}', 0);
 SELECT id, round(score::numeric, 3) AS score FROM dof_weighted_fusion('{}', '{}', '{4,5}', '{2.02,2.0}', 1);
+-- the one rule both the fusion and the order within a document normalise a leg by: an id's
+-- first entry counts, an entry without a score is skipped, equal scores are 1 without a
+-- floor and 0 with one
+SELECT id, round(value::numeric, 3) AS value, rank FROM dof_fusion_normalise('{7,8,7,9,10}', '{0.9,0.5,0.1,NULL,0.7}', 0) ORDER BY rank;
+SELECT id, round(value::numeric, 3) AS value, rank FROM dof_fusion_normalise('{1,2,3}', '{0.84,0.83,0.82}', dof_fusion_vector_min_spread()) ORDER BY rank;
+SELECT id, value FROM dof_fusion_normalise('{1,2}', '{0.7,0.7}', 0) UNION ALL SELECT id, value FROM dof_fusion_normalise('{3}', '{0.7}', 0.1) ORDER BY id;
 
 -- a table of contents (a DOF edition's CONTENIDO, a NOM's list of sections) names what
 -- every question asks for and answers none: both legs leave its chunks out; a document
