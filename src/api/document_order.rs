@@ -9,13 +9,24 @@ use pgrx::AnyElement;
 use super::errors::raise_invalid_parameter;
 use super::text_search::tsvector;
 
-/// For each of `lexemes`, 1 when the stored tsvector holds it, else 0
-/// (`dof_core::document_order::held`): summed over a document's chunks, the chunks holding
-/// each, reading each chunk's tsvector once.
+/// The step of the aggregate `dof_lexemes_held(tsv, lexemes)` (sql/document_order.sql):
+/// `counts` (one per lexeme; empty, its initial value, counts as zeros) plus, for each of
+/// `lexemes`, 1 when the stored tsvector holds it (`dof_core::document_order::held`). Over
+/// a document's chunks: how many hold each lexeme, each chunk's tsvector read once.
 #[pg_extern(immutable, parallel_safe)]
-fn dof_lexemes_held(tsv: AnyElement, lexemes: Vec<String>) -> Vec<i32> {
-    let lexemes: Vec<&[u8]> = lexemes.iter().map(|l| l.as_bytes()).collect();
-    TsVector::parse(tsvector(&tsv)).and_then(|chunk| held(&chunk, &lexemes)).unwrap_or_else(|e| raise_invalid_parameter(&e.to_string()))
+fn dof_lexemes_held_step(counts: Vec<i32>, tsv: AnyElement, lexemes: Array<'_, &str>) -> Vec<i32> {
+    // borrowed from the array, not copied: the step runs once per chunk of the document
+    let lexemes: Vec<&[u8]> = lexemes.iter().map(|l| l.unwrap_or_default().as_bytes()).collect();
+    let held = TsVector::parse(tsvector(&tsv))
+        .and_then(|chunk| held(&chunk, &lexemes))
+        .unwrap_or_else(|e| raise_invalid_parameter(&e.to_string()));
+    if counts.is_empty() {
+        return held;
+    }
+    if counts.len() != held.len() {
+        raise_invalid_parameter("one count per lexeme is needed: the lexemes changed between rows");
+    }
+    counts.iter().zip(held).map(|(count, held)| count + held).collect()
 }
 
 /// The query's IDFs within one document of `chunks` chunks, `holding[i]` of which hold

@@ -107,7 +107,7 @@ pgrx::extension_sql_file!(
 pgrx::extension_sql_file!(
     "../../sql/document_order.sql",
     name = "document_order",
-    requires = ["text_search", "fusion", document_order::dof_lexemes_held, document_order::dof_document_idfs]
+    requires = ["text_search", "fusion", document_order::dof_lexemes_held_step, document_order::dof_document_idfs]
 );
 pgrx::extension_sql_file!("../../sql/shard.sql", name = "shard", requires = ["fusion", "document_order"]);
 pgrx::extension_sql_file!("../../sql/evaluate.sql", name = "evaluate", requires = ["fusion"]);

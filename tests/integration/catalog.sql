@@ -6,7 +6,12 @@ WITH members AS (
       AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_dof')
 )
 SELECT line FROM (
-    SELECT 'function ' || p.oid::regprocedure || ' ' || pg_get_functiondef(p.oid)
+    SELECT 'function ' || p.oid::regprocedure || ' '
+           || CASE WHEN p.prokind = 'a' -- pg_get_functiondef refuses an aggregate: its parts instead
+                   THEN (SELECT 'aggregate sfunc=' || a.aggtransfn::regprocedure || ' stype=' || a.aggtranstype::regtype
+                                || ' initcond=' || coalesce(a.agginitval, '') || ' parallel=' || p.proparallel::text
+                         FROM pg_aggregate a WHERE a.aggfnoid = p.oid)
+                   ELSE pg_get_functiondef(p.oid) END
            || ' config=' || coalesce(array_to_string(p.proconfig, ','), '') || ' acl=' || coalesce(p.proacl::text, '')
            || ' comment=' || coalesce(obj_description(p.oid, 'pg_proc'), '') AS line
     FROM members m JOIN pg_proc p ON m.classid = 'pg_proc'::regclass AND p.oid = m.objid

@@ -152,6 +152,11 @@ FROM got, expected;
 SELECT array(SELECT round(x::numeric, 4) FROM unnest(dof_document_idfs(ARRAY[2.0, 3.0, 3.0], ARRAY[0, 1, 10], 10)) x) AS idfs_within,
        dof_lexemes_held(to_tsvector('simple', 'gobernador regional'), ARRAY['edad', 'gobernador', 'regional']) AS held,
        dof_lexemes_held(to_tsvector('simple', ''), ARRAY['edad']) AS held_by_none;
+-- dof_lexemes_held is an aggregate: over a document's chunks, how many hold each lexeme
+SELECT dof_lexemes_held(chunk, ARRAY['edad', 'gobernador', 'regional']) AS chunks_holding
+FROM unnest(ARRAY[to_tsvector('simple', 'gobernador regional'), to_tsvector('simple', 'edad regional'), to_tsvector('simple', '')]) chunk;
+-- its step refuses counts that are not one per lexeme
+SELECT dof_lexemes_held_step('{1}', to_tsvector('simple', 'edad'), ARRAY['edad', 'gobernador']);
 SELECT dof_document_idfs(ARRAY[2.0], ARRAY[0, 1], 10);
 -- chunks 1 and 3 (document 10) hold ranks 1 and 3: 3 scores more within the document, so it
 -- takes rank 1 and its score; chunk 2 (another document) and chunk 4 (no score within its
