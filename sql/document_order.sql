@@ -53,10 +53,13 @@ END;
 -- the ranks they hold: by (1 - text_share) x vector + text_share x text, the vector leg's
 -- similarity normalised as the weighted fusion normalises it (dof_fusion_normalise, its
 -- spread at least dof_fusion_vector_min_spread()), the text score within the document
--- (dof_document_text_scores: chunk_ids, document_ids, text_scores) over the best of them;
--- ties keep the fused order. A chunk takes the rank (1-based) it moves to and that rank's
--- score, so the list stays ordered by score; chunks without a text score within their
--- document keep theirs.
+-- (dof_document_text_scores: chunk_ids, document_ids, text_scores) over its document's
+-- best; ties keep the fused order. A chunk takes the rank (1-based) it moves to and that
+-- rank's score, so the list stays ordered by score; chunks without a text score within
+-- their document keep theirs. A document's order depends on its own chunks alone: which
+-- other documents are reordered (those holding one of a search's first k) changes nothing
+-- in it, so a search's first results are the same whatever k it asks for (over the best of
+-- all reordered documents, the mixed set's first result changed with k on 9 of 580 questions).
 CREATE FUNCTION dof_document_order(ids bigint[], scores double precision[], vector_ids bigint[],
                                    vector_scores double precision[], text_share double precision,
                                    chunk_ids bigint[], document_ids bigint[], text_scores double precision[])
@@ -68,7 +71,7 @@ BEGIN ATOMIC
     ), vectors AS (
         SELECT v.id, v.value FROM dof_fusion_normalise(vector_ids, vector_scores, dof_fusion_vector_min_spread()) v
     ), texts AS (
-        SELECT t.id, t.document, coalesce(t.score / nullif(max(t.score) OVER (), 0), 0) AS value
+        SELECT t.id, t.document, coalesce(t.score / nullif(max(t.score) OVER (PARTITION BY t.document), 0), 0) AS value
         FROM unnest(chunk_ids, document_ids, text_scores) AS t(id, document, score)
     ), within AS (
         SELECT fused.id, fused.score, fused.rank, texts.document,

@@ -157,6 +157,19 @@ for mode in "weighted false" "rrf false" "weighted true"; do
   echo "note: $(diff <(cut -d'|' -f1-3 "$work/single-$1-$2.out") <(cut -d'|' -f1-3 "$work/cluster-$1-$2.out") | grep -c '^<') of $rows rows ordered otherwise within equal scores"
 done
 for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof RESET enable_indexscan"; done
+# a search's first results do not depend on how many it asks for (a document's order within
+# the list depends on its own chunks alone: dof_document_order): each query's first 3 at
+# k 3 are its first 3 at k 10, on one server
+prefix_sql() { # K: every query's first K chunk ids, in the search's order
+  echo "SELECT q.id || '|' || string_agg(h.chunk_id::text, ',' ORDER BY h.n) FROM queries q,
+        LATERAL (SELECT h.chunk_id, h.n FROM dof_hybrid_search(q.query, $1, 't')
+                 WITH ORDINALITY AS h(chunk_id, document_id, source_id, heading_path, content, score, vector_rank, text_rank, n)
+                 WHERE h.n <= 3) h GROUP BY q.id ORDER BY q.id"
+}
+q -c "$(prefix_sql 3)" > "$work/first3-k3.out"
+q -c "$(prefix_sql 10)" > "$work/first3-k10.out"
+check "$(diff "$work/first3-k3.out" "$work/first3-k10.out" | grep -c '^<')/$(wc -l < "$work/first3-k3.out")" "0/$queries" \
+      "a hybrid search's first 3 are the same at k 3 and k 10, for every query"
 q -c "$(search_sql weighted false)" | cut -d'|' -f1,3 > "$work/single.out"
 coord -c "$(search_sql weighted false)" | cut -d'|' -f1,3 > "$work/cluster.out"
 echo "note: with HNSW on both sides, $(comm -12 <(sort "$work/single.out") <(sort "$work/cluster.out") | wc -l) of $(wc -l < "$work/single.out") top-10 results are the same"

@@ -171,6 +171,15 @@ UNION ALL
 SELECT 'equal', * FROM dof_document_order(ARRAY[1, 2, 3, 4], ARRAY[0.9, 0.8, 0.7, 0.6], ARRAY[1, 3], ARRAY[0.8, 0.8], 0.5,
                                           ARRAY[1, 3], ARRAY[10, 10], ARRAY[2.0, 2.0])
 ORDER BY 1, 4;
+-- a document's order depends on its own chunks alone: document 10 (chunks 1 and 3, the
+-- vector leg slightly for 1, the text for 3) is ordered alike with document 20's far higher
+-- text scores in the list (the documents a search for a larger k reorders) and without them
+SELECT 'with document 20' AS case_, * FROM dof_document_order(ARRAY[1, 2, 3, 5], ARRAY[0.9, 0.8, 0.7, 0.6], ARRAY[1, 3], ARRAY[0.95, 0.93], 0.5,
+                                                           ARRAY[1, 2, 3, 5], ARRAY[10, 20, 10, 20], ARRAY[1.0, 10.0, 2.0, 20.0])
+UNION ALL
+SELECT 'document 10 alone', * FROM dof_document_order(ARRAY[1, 2, 3, 5], ARRAY[0.9, 0.8, 0.7, 0.6], ARRAY[1, 3], ARRAY[0.95, 0.93], 0.5,
+                                                      ARRAY[1, 3], ARRAY[10, 10], ARRAY[1.0, 2.0])
+ORDER BY 1, 4;
 -- end to end: a law whose every article names the regional governor, among notices of
 -- which some speak of age. The text leg ranks first the article naming the governor most
 -- often; within the law, "gobernador regional" tells its articles apart no better than a
