@@ -955,6 +955,35 @@ COMMENT ON FUNCTION dof_shard_import(text, text, jsonb, jsonb) IS 'For a coordin
 
 -- Evaluation in SQL: dof_evaluate_questions runs a user's own questions through the search
 -- methods, dof_evaluate scores them per method.
+
+-- The query that reads a user's questions: the text itself when it is a query (SELECT,
+-- WITH, VALUES or TABLE in any case, after blanks, comments or an opening parenthesis),
+-- otherwise every row of the table or view it names. NULL is refused (22004), and a name
+-- that is not a table the caller can see keeps its own error with a hint that says what
+-- questions may be: a lowercase `select ...` was read as a table name ("invalid name syntax").
+CREATE FUNCTION dof_evaluate_source(questions text) RETURNS text
+    LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+DECLARE
+    state text;
+    message text;
+BEGIN
+    IF questions IS NULL THEN
+        RAISE EXCEPTION 'questions must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'a query such as SELECT q AS question, doc AS source_id FROM my_questions, or a table''s name';
+    END IF;
+    IF questions ~* '^(\s|--[^\n]*(\n|$)|/\*([^*]|\*+[^*/])*\*+/)*(\(|(SELECT|WITH|VALUES|TABLE)\M)' THEN
+        RETURN questions;
+    END IF;
+    RETURN format('SELECT * FROM %s', questions::regclass);
+EXCEPTION WHEN invalid_name OR undefined_table OR invalid_schema_name OR syntax_error OR feature_not_supported THEN
+    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
+    RAISE EXCEPTION USING ERRCODE = state, MESSAGE = message,
+        HINT = 'questions is a query (SELECT, WITH, VALUES or TABLE) or the name of a table or view with the columns question and source_id';
+END
+$$;
+COMMENT ON FUNCTION dof_evaluate_source(text) IS
+    'Internal: the query that reads dof_evaluate''s questions: the text when it is a query (SELECT, WITH, VALUES or TABLE, any case), otherwise every row of the table or view it names; NULL or a name that is no visible table is an error with a hint';
+
 CREATE FUNCTION dof_evaluate_questions(questions text, collection text DEFAULT NULL, k integer DEFAULT 10,
                                        methods text[] DEFAULT ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'])
     RETURNS TABLE (method text, question_id text, question text, source_id text, first_hit integer,
@@ -964,8 +993,7 @@ CREATE FUNCTION dof_evaluate_questions(questions text, collection text DEFAULT N
 #variable_conflict use_column
 DECLARE
     settings dof_collections := dof_collection(collection);
-    source text := CASE WHEN questions ~ '^\s*(SELECT|WITH|VALUES|TABLE)\s' THEN questions
-                        ELSE format('SELECT * FROM %s', questions::regclass) END;
+    source text;
     spec text;
     leg text;
     arguments text;
@@ -978,6 +1006,7 @@ DECLARE
     ids bigint[];
     n_missing bigint;
 BEGIN
+    source := dof_evaluate_source(questions);
     IF k IS NULL OR k < 1 OR k > 1000 THEN
         RAISE EXCEPTION 'k must be between 1 and 1000, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;

@@ -59,6 +59,16 @@ SELECT * FROM dof_evaluate('preguntas_simples', 'ev', k => 0);
 SELECT * FROM dof_evaluate('no_such_table', 'ev');
 SELECT * FROM dof_evaluate('preguntas_simples', 'no_such_collection');
 SELECT * FROM dof_evaluate_questions('preguntas_simples', 'ev', methods => ARRAY['keyword']);
+SELECT * FROM dof_evaluate(NULL, 'ev');
+SELECT * FROM dof_evaluate('preguntas de prueba', 'ev');
+SELECT * FROM dof_evaluate('otro_esquema.preguntas', 'ev');
+-- a query is read as one in any case, after comments, or in parentheses (a lowercase
+-- select was read as a table's name: "invalid name syntax")
+SELECT method, questions_scored FROM dof_evaluate($$select pregunta as question, documento as source_id from preguntas where desde is null$$,
+                                                  'ev', methods => ARRAY['text']);
+SELECT method, questions_scored FROM dof_evaluate(E'-- mis preguntas\n/* sin rango */ (select question, source_id from preguntas_simples)',
+                                                  'ev', methods => ARRAY['text']);
+SELECT method, questions_scored FROM dof_evaluate('  values (''vedas de camarón'', ''pesca'')', 'ev', methods => ARRAY['text']);
 -- as a role that may search but not see every document: the questions are scored on what
 -- row-level security lets it read (the 'pesca' document is hidden: its question is a miss)
 CREATE ROLE dof_evaluator;
