@@ -659,6 +659,23 @@ $$;
 -- the passages' HNSW index of every registered model's dimension (dof_vector_index above)
 SELECT dof_vector_index(m.dimension) FROM (SELECT DISTINCT dimension FROM dof_models WHERE dimension <= dof_hnsw_max_dimensions()) m;
 
+-- A search's query text is not blank: embedded, a blank query is the model's query prefix
+-- alone, and its nearest chunks are arbitrary (a search box sent empty listed k unrelated
+-- chunks with scores); parsed, it has no words. NULL passes: each search says what NULL
+-- means for it. dof_vector_search (without query_embedding), dof_text_query (so
+-- dof_text_search and dof_hybrid_search) and a coordinator's shards (dof_shard_prepare)
+-- check it.
+CREATE FUNCTION dof_check_query(query text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+BEGIN
+    IF query ~ '^[[:space:]]*$' THEN
+        RAISE EXCEPTION 'query is empty' USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'pass the words or the question to search for';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION dof_check_query(text) IS 'Raises 22023 when a search''s query text is empty or only blanks (NULL passes): the check of dof_vector_search, dof_text_search and dof_hybrid_search, which a coordinator''s shards run too';
+
 -- The vector leg's comment names its Rust file as renamed (src/api/vector_search.rs), and
 -- the leg ranks chunks by their passages (dof_nearest_passages_internal, above).
 CREATE OR REPLACE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
@@ -668,11 +685,15 @@ CREATE OR REPLACE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, c
     SET hnsw.ef_search = 400 AS $$
 DECLARE
     settings dof_collections := dof_collection(collection);
-    query_vector vector := coalesce(query_embedding, dof_embed_query(query, settings.model));
+    query_vector vector;
     wanted bigint := greatest(k::bigint + least(k, 10), 100);
     ids bigint[];
     distances double precision[];
 BEGIN
+    IF query_embedding IS NULL THEN
+        PERFORM dof_check_query(query);
+    END IF;
+    query_vector := coalesce(query_embedding, dof_embed_query(query, settings.model));
     IF query_vector IS NULL THEN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
             HINT = 'pass the query text, or its vector as query_embedding';
@@ -877,6 +898,7 @@ BEGIN
     IF query IS NULL THEN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
+    PERFORM dof_check_query(query);
     -- before parsing it: a query over 64 KB failed here with "stack depth limit exceeded"
     IF octet_length(query) > dof_embed_max_bytes() THEN
         RAISE EXCEPTION 'query has % bytes, over the % bytes pg_dof embeds as one text', octet_length(query), dof_embed_max_bytes()
@@ -1230,6 +1252,7 @@ BEGIN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
             HINT = 'the text leg searches the query''s words: pass the query text';
     END IF;
+    PERFORM dof_check_query(query);
     PERFORM dof_check_text_arguments(ranking, match_terms);
     terms := dof_query_tsquery(settings.text_search_config, query);
     IF ranking = 'bm25' OR match_terms = 'any' THEN

@@ -107,6 +107,7 @@ BEGIN
     IF query IS NULL THEN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
+    PERFORM dof_check_query(query);
     -- before parsing it: a query over 64 KB failed here with "stack depth limit exceeded"
     IF octet_length(query) > dof_embed_max_bytes() THEN
         RAISE EXCEPTION 'query has % bytes, over the % bytes pg_dof embeds as one text', octet_length(query), dof_embed_max_bytes()

@@ -149,6 +149,23 @@ BEGIN
 END
 $$;
 
+-- A search's query text is not blank: embedded, a blank query is the model's query prefix
+-- alone, and its nearest chunks are arbitrary (a search box sent empty listed k unrelated
+-- chunks with scores); parsed, it has no words. NULL passes: each search says what NULL
+-- means for it. dof_vector_search (without query_embedding), dof_text_query (so
+-- dof_text_search and dof_hybrid_search) and a coordinator's shards (dof_shard_prepare)
+-- check it.
+CREATE FUNCTION dof_check_query(query text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+BEGIN
+    IF query ~ '^[[:space:]]*$' THEN
+        RAISE EXCEPTION 'query is empty' USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'pass the words or the question to search for';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION dof_check_query(text) IS 'Raises 22023 when a search''s query text is empty or only blanks (NULL passes): the check of dof_vector_search, dof_text_search and dof_hybrid_search, which a coordinator''s shards run too';
+
 -- A text search's query and BM25 inputs, its arguments checked: what dof_text_search and
 -- dof_hybrid_search both run before dof_text_leg_internal (a coordinator's shards check
 -- the same arguments in dof_shard_prepare). The tsquery is the collection's configuration's
@@ -167,6 +184,7 @@ BEGIN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
             HINT = 'the text leg searches the query''s words: pass the query text';
     END IF;
+    PERFORM dof_check_query(query);
     PERFORM dof_check_text_arguments(ranking, match_terms);
     terms := dof_query_tsquery(settings.text_search_config, query);
     IF ranking = 'bm25' OR match_terms = 'any' THEN

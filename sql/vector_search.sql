@@ -14,11 +14,15 @@ CREATE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection t
     SET hnsw.ef_search = 400 AS $$
 DECLARE
     settings dof_collections := dof_collection(collection);
-    query_vector vector := coalesce(query_embedding, dof_embed_query(query, settings.model));
+    query_vector vector;
     wanted bigint := greatest(k::bigint + least(k, 10), 100);
     ids bigint[];
     distances double precision[];
 BEGIN
+    IF query_embedding IS NULL THEN
+        PERFORM dof_check_query(query);
+    END IF;
+    query_vector := coalesce(query_embedding, dof_embed_query(query, settings.model));
     IF query_vector IS NULL THEN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed',
             HINT = 'pass the query text, or its vector as query_embedding';

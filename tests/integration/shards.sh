@@ -184,6 +184,10 @@ for args in "k => 0" "candidate_pool => 0" "dedup_by_source => NULL" "ranking =>
   cluster="$(coord -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('aduana', $args)" 2>&1 | first_error)"
   check "$( [ -n "$single" ] && echo "$cluster")" "$single" "$args: the coordinator's error is one server's (${single:0:60})"
 done
+# an empty query too (one server listed k arbitrary chunks for it)
+single="$(q -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('  ')" 2>&1 | first_error)"
+cluster="$(coord -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('  ')" 2>&1 | first_error)"
+check "$(echo "$single" | grep -c 'query is empty'):$cluster" "1:$single" "an empty query: the coordinator's error is one server's (${single:0:60})"
 alpha_default="SELECT substring(pg_get_function_arguments('dof_hybrid_search'::regproc) FROM 'alpha double precision DEFAULT ([0-9.]+)')"
 single_alpha="$(q -c "$alpha_default")"
 check "$( [ -n "$single_alpha" ] && coord -c "$alpha_default")" "$single_alpha" \

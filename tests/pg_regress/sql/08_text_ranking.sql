@@ -148,6 +148,17 @@ SELECT * FROM dof_text_search(NULL);
 SELECT * FROM dof_hybrid_search(NULL, collection => 'ranking');
 -- with its vector given, the text leg still needs the query's words
 SELECT * FROM dof_hybrid_search(NULL, collection => 'ranking', query_embedding => dof_embed_query('ley', (dof_collection('ranking')).model));
+-- an empty query, or one of blanks, is refused by every search: embedded, it would list k
+-- arbitrary chunks with scores
+SELECT * FROM dof_text_search('', collection => 'ranking');
+SELECT * FROM dof_vector_search(E' \t\n', collection => 'ranking');
+SELECT * FROM dof_hybrid_search('   ', collection => 'ranking');
+SELECT * FROM dof_hybrid_search('', collection => 'ranking', query_embedding => dof_embed_query('ley', (dof_collection('ranking')).model));
+-- with its vector given, the vector leg needs no text
+SELECT count(*) > 0 AS found FROM dof_vector_search('', collection => 'ranking', query_embedding => dof_embed_query('ley', (dof_collection('ranking')).model));
+-- a query of stopwords alone is not empty: the text leg finds nothing, the vector leg still answers
+SELECT count(*) AS text_rows FROM dof_text_search('de la', collection => 'ranking');
+SELECT count(*) > 0 AS hybrid_found FROM dof_hybrid_search('de la', collection => 'ranking');
 SELECT dof_embed_query(NULL) IS NULL AS null_in_null_out;
 SELECT dof_bm25_score_internal(42, 1, '{a}', '{1}', NULL);
 SELECT dof_bm25_score_internal('a:1'::tsvector, 1, '{a,b}', '{1}', NULL);
