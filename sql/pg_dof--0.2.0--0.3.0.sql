@@ -676,6 +676,20 @@ END
 $$;
 COMMENT ON FUNCTION dof_check_query(text) IS 'Raises 22023 when a search''s query text is empty or only blanks (NULL passes): the check of dof_vector_search, dof_text_search and dof_hybrid_search, which a coordinator''s shards run too';
 
+-- A search's filter is a JSON object (metadata containment, `{"status": "vigente"}`): an
+-- array, string, number or JSON null contains no document's metadata object, and a search
+-- with one returned nothing, as if nothing matched. NULL passes (no filter).
+CREATE FUNCTION dof_check_filter(filter jsonb) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+BEGIN
+    IF jsonb_typeof(filter) <> 'object' THEN
+        RAISE EXCEPTION 'filter must be a JSON object, got a JSON %', jsonb_typeof(filter) USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'the metadata a document must contain, e.g. ''{"status": "vigente"}''';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION dof_check_filter(jsonb) IS 'Raises 22023 unless a search''s filter is a JSON object (NULL passes): the check of dof_vector_search, dof_text_search and dof_hybrid_search, which a coordinator''s shards run too';
+
 -- The vector leg's comment names its Rust file as renamed (src/api/vector_search.rs), and
 -- the leg ranks chunks by their passages (dof_nearest_passages_internal, above).
 CREATE OR REPLACE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
@@ -700,6 +714,15 @@ BEGIN
     END IF;
     IF k IS NULL OR k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM dof_check_filter(filter);
+    -- a vector of another dimension than the collection's model's matches no chunk: the
+    -- search returned nothing (and a hybrid search its text leg alone), as if nothing were near
+    IF vector_dims(query_vector) <> (SELECT m.dimension FROM dof_models m WHERE m.name = settings.model) THEN
+        RAISE EXCEPTION 'query_embedding has % dimensions; collection "%" is embedded by model "%", of % dimensions', vector_dims(query_vector),
+                        settings.name, settings.model, (SELECT m.dimension FROM dof_models m WHERE m.name = settings.model)
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = format('embed the query with the collection''s model: dof_embed_query(query, %L)', settings.model);
     END IF;
     -- cosine distance to the zero vector is NaN: every row would tie, in no order
     -- (pgvector itself refuses NaN and infinite elements)
@@ -1284,6 +1307,7 @@ BEGIN
     IF k IS NULL OR k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    PERFORM dof_check_filter(filter);
     RETURN QUERY SELECT * FROM dof_text_leg_internal(query_terms, k, dof_text_search.collection, filter, ranking,
                                                      match_terms, lexemes, idfs, chunks, average_length, query_vector);
 END

@@ -166,6 +166,20 @@ END
 $$;
 COMMENT ON FUNCTION dof_check_query(text) IS 'Raises 22023 when a search''s query text is empty or only blanks (NULL passes): the check of dof_vector_search, dof_text_search and dof_hybrid_search, which a coordinator''s shards run too';
 
+-- A search's filter is a JSON object (metadata containment, `{"status": "vigente"}`): an
+-- array, string, number or JSON null contains no document's metadata object, and a search
+-- with one returned nothing, as if nothing matched. NULL passes (no filter).
+CREATE FUNCTION dof_check_filter(filter jsonb) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+BEGIN
+    IF jsonb_typeof(filter) <> 'object' THEN
+        RAISE EXCEPTION 'filter must be a JSON object, got a JSON %', jsonb_typeof(filter) USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'the metadata a document must contain, e.g. ''{"status": "vigente"}''';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION dof_check_filter(jsonb) IS 'Raises 22023 unless a search''s filter is a JSON object (NULL passes): the check of dof_vector_search, dof_text_search and dof_hybrid_search, which a coordinator''s shards run too';
+
 -- A text search's query and BM25 inputs, its arguments checked: what dof_text_search and
 -- dof_hybrid_search both run before dof_text_leg_internal (a coordinator's shards check
 -- the same arguments in dof_shard_prepare). The tsquery is the collection's configuration's
@@ -227,6 +241,7 @@ BEGIN
     IF k IS NULL OR k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    PERFORM dof_check_filter(filter);
     RETURN QUERY SELECT * FROM dof_text_leg_internal(query_terms, k, dof_text_search.collection, filter, ranking,
                                                      match_terms, lexemes, idfs, chunks, average_length, query_vector);
 END

@@ -30,6 +30,15 @@ BEGIN
     IF k IS NULL OR k < 1 THEN
         RAISE EXCEPTION 'k must be at least 1, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    PERFORM dof_check_filter(filter);
+    -- a vector of another dimension than the collection's model's matches no chunk: the
+    -- search returned nothing (and a hybrid search its text leg alone), as if nothing were near
+    IF vector_dims(query_vector) <> (SELECT m.dimension FROM dof_models m WHERE m.name = settings.model) THEN
+        RAISE EXCEPTION 'query_embedding has % dimensions; collection "%" is embedded by model "%", of % dimensions', vector_dims(query_vector),
+                        settings.name, settings.model, (SELECT m.dimension FROM dof_models m WHERE m.name = settings.model)
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = format('embed the query with the collection''s model: dof_embed_query(query, %L)', settings.model);
+    END IF;
     -- cosine distance to the zero vector is NaN: every row would tie, in no order
     -- (pgvector itself refuses NaN and infinite elements)
     IF vector_norm(query_vector) = 0 THEN

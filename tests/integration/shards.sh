@@ -179,7 +179,8 @@ check "$(echo "$huge" | grep -c 'query has 80000 bytes, over the 65536 bytes'):$
 # the search's arguments are checked by the shards with one server's checks, in the first call
 # PL/Proxy names the function and shard before the shard's message: "f(8): [db] REMOTE ERROR: "
 first_error() { sed -E 's/[^ ]+\([0-9]+\): \[[^]]*\] REMOTE ERROR: //' | grep -o 'ERROR:  [0-9A-Z]*: [^(]*' | head -1; }
-for args in "k => 0" "candidate_pool => 0" "dedup_by_source => NULL" "ranking => 'tf'" "match_terms => 'some'"; do
+for args in "k => 0" "candidate_pool => 0" "dedup_by_source => NULL" "ranking => 'tf'" "match_terms => 'some'" \
+            "filter => '[1]'" "query_embedding => '[1,2,3]'"; do
   single="$(q -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('aduana', $args)" 2>&1 | first_error)"
   cluster="$(coord -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('aduana', $args)" 2>&1 | first_error)"
   check "$( [ -n "$single" ] && echo "$cluster")" "$single" "$args: the coordinator's error is one server's (${single:0:60})"

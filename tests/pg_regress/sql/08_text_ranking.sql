@@ -159,6 +159,14 @@ SELECT count(*) > 0 AS found FROM dof_vector_search('', collection => 'ranking',
 -- a query of stopwords alone is not empty: the text leg finds nothing, the vector leg still answers
 SELECT count(*) AS text_rows FROM dof_text_search('de la', collection => 'ranking');
 SELECT count(*) > 0 AS hybrid_found FROM dof_hybrid_search('de la', collection => 'ranking');
+-- a filter that is not a JSON object, or a query vector of another dimension than the
+-- collection's model's, matched nothing and returned no row: now each is an error
+SELECT * FROM dof_hybrid_search('ley', collection => 'ranking', filter => '[1]');
+SELECT * FROM dof_text_search('ley', collection => 'ranking', filter => '"vigente"');
+SELECT * FROM dof_vector_search('ley', collection => 'ranking', filter => 'null');
+SELECT count(*) AS empty_object_filters_nothing FROM dof_text_search('ley', collection => 'ranking', filter => '{}');
+SELECT * FROM dof_hybrid_search('ley', collection => 'ranking', query_embedding => '[1,2,3]');
+SELECT * FROM dof_vector_search(NULL, collection => 'ranking', query_embedding => '[1,2,3]');
 SELECT dof_embed_query(NULL) IS NULL AS null_in_null_out;
 SELECT dof_bm25_score_internal(42, 1, '{a}', '{1}', NULL);
 SELECT dof_bm25_score_internal('a:1'::tsvector, 1, '{a,b}', '{1}', NULL);
