@@ -840,6 +840,24 @@ CREATE FUNCTION dof_content_hash(body text) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN encode(sha256(convert_to(body, 'UTF8')), 'hex');
 ALTER TABLE dof_documents ADD COLUMN content_sha256 text NOT NULL GENERATED ALWAYS AS (dof_content_hash(body)) STORED;
+-- A document's metadata is a JSON object (a fresh install's CHECK): 0.2.0 took any JSON by
+-- INSERT, and front matter's fields merged into a string or an array made an array. Rows
+-- stored before are not changed: the check is validated when every row passes, and
+-- otherwise left NOT VALID with a warning that says how many rows to fix.
+ALTER TABLE dof_documents ADD CONSTRAINT dof_documents_metadata_check CHECK (jsonb_typeof(metadata) = 'object') NOT VALID;
+DO $$
+DECLARE
+    n bigint := (SELECT count(*) FROM dof_documents WHERE jsonb_typeof(metadata) <> 'object');
+BEGIN
+    IF n = 0 THEN
+        ALTER TABLE dof_documents VALIDATE CONSTRAINT dof_documents_metadata_check;
+    ELSE
+        RAISE WARNING '% documents have metadata that is not a JSON object; new and changed rows must have one', n
+            USING HINT = 'SELECT id, source_id, metadata FROM dof_documents WHERE jsonb_typeof(metadata) <> ''object'' lists them; '
+                         'after fixing them: ALTER TABLE dof_documents VALIDATE CONSTRAINT dof_documents_metadata_check';
+    END IF;
+END
+$$;
 CREATE OR REPLACE FUNCTION dof_put_document(collection text, source_id text, title text, body text, metadata jsonb DEFAULT '{}')
     RETURNS TABLE (document_id bigint, action text)
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$

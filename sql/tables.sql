@@ -54,7 +54,9 @@ CREATE TABLE dof_documents (
     source_id  text NOT NULL,
     title      text,
     body       text NOT NULL,
-    metadata   jsonb NOT NULL DEFAULT '{}',
+    -- an object: front matter's fields are merged into it (`||` with a string or array made
+    -- an array), and searches filter it by containment of an object
+    metadata   jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(metadata) = 'object'),
     pattern    text,
     created_at timestamptz NOT NULL DEFAULT now(),
     updated_at timestamptz NOT NULL DEFAULT now(),

@@ -114,4 +114,18 @@ rm -f "$upgraded" "$fresh"
 for release in $(ls "$repo"/sql/releases/pg_dof--*.sql | sed 's/.*pg_dof--\(.*\)\.sql/\1/' | sort -V); do
   upgrade_from "$release"
 done
+
+# metadata that is not a JSON object (0.2.0 took any by INSERT): the update keeps the row,
+# leaves the new check NOT VALID and says how many rows to fix; new rows must have an object
+PG_DOF_DB=postgres "$scripts/cluster.sh" psql -X -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS pg_dof_upgrade" -c "CREATE DATABASE pg_dof_upgrade"
+export PG_DOF_DB=pg_dof_upgrade
+q -c "SET client_min_messages = warning; CREATE EXTENSION pg_dof VERSION '0.2.0' CASCADE; CREATE EXTENSION dict_int"
+q -c "INSERT INTO dof_documents (source_id, body, metadata) VALUES ('cadena', 'Texto del aviso.', '\"vigente\"')"
+updated="$(q -c "ALTER EXTENSION pg_dof UPDATE" 2>&1)"
+check "$(echo "$updated" | grep -c '1 documents have metadata that is not a JSON object')" "1" "the update warns of the document whose metadata is not an object"
+check "$(q -c "SELECT metadata::text || '/' || (SELECT count(*) FROM dof_chunks) FROM dof_documents")" '"vigente"/1' "and keeps it as it was, with its chunk"
+check "$(q -c "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'dof_documents_metadata_check'")" \
+      "CHECK ((jsonb_typeof(metadata) = 'object'::text)) NOT VALID" "the check is left NOT VALID"
+refused="$(q -c "INSERT INTO dof_documents (source_id, body, metadata) VALUES ('lista', 'Texto.', '[1]')" 2>&1)"
+check "$(echo "$refused" | grep -c 'violates check constraint "dof_documents_metadata_check"')" "1" "a new document whose metadata is an array is refused"
 finish

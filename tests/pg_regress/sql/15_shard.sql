@@ -61,6 +61,12 @@ SELECT dof_shard_configure(1, 8);
 SELECT * FROM dof_put_document('s', NULL, NULL, 'x');
 SELECT * FROM dof_put_document('s', 'c', NULL, 'x', '[1]');
 SELECT * FROM dof_put_document('nope', 'c', NULL, 'x');
+-- and written straight into the table: a document's metadata is an object (a string took
+-- front matter's fields as an array)
+\set VERBOSITY terse
+INSERT INTO dof_documents (collection, source_id, body, metadata) VALUES ('s', 'cadena', E'---\ntitle: Ley\n---\nTexto.', '"vigente"');
+UPDATE dof_documents SET metadata = '[1]' WHERE collection = 's';
+\set VERBOSITY default
 -- dof_shard_execute runs one command; PUBLIC may not call it
 SELECT dof_shard_execute($$UPDATE dof_collections SET overlap_tokens = 0 WHERE name = 's'$$);
 SELECT has_function_privilege('public', 'dof_shard_execute(text)', 'EXECUTE') AS public_may_execute;
