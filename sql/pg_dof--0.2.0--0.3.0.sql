@@ -852,7 +852,7 @@ BEGIN
     IF n = 0 THEN
         ALTER TABLE dof_documents VALIDATE CONSTRAINT dof_documents_metadata_check;
     ELSE
-        RAISE WARNING '% documents have metadata that is not a JSON object; new and changed rows must have one', n
+        RAISE WARNING '% documents have metadata that is not a JSON object; new and changed rows must have one, and a restore from pg_dump refuses these', n
             USING HINT = 'SELECT id, source_id, metadata FROM dof_documents WHERE jsonb_typeof(metadata) <> ''object'' lists them; '
                          'after fixing them: ALTER TABLE dof_documents VALIDATE CONSTRAINT dof_documents_metadata_check';
     END IF;
