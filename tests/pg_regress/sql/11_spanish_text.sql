@@ -64,7 +64,20 @@ SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadore
                JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
 FROM unnest(ARRAY['NOM-035-STPS-2018', 'nom 035 stps 2018', 'NOM 035', 'nom-035-stps', 'DS-092-2002-EF', 'ds 092 2002 ef',
                   'Decreto Supremo 092-2002-EF', 'decreto supremo nº 092-2002-ef', 'Nº 27056', 'ley 27056', 'LEY N° 27056',
-                  'articulo 40.', 'artículo 40', '018-78-TR', 'rm 018 78 tr', 'resolucion ministerial 018-78-tr']) AS typed;
+                  'articulo 40.', 'artículo 40', '018-78-TR', 'rm 018 78 tr', 'resolucion ministerial 018-78-tr',
+                  'ds 92 2002 ef', 'DS-92-2002-EF', 'rm 18-78-tr', 'resolución ministerial 18 78 tr']) AS typed;
+-- a number with leading zeros is also indexed without them, at its positions and weight
+-- (dof_number_variants); the query is read as typed, so 018 still matches only 018
+SELECT dof_chunk_tsvector('dof_spanish', '{"Resolución Ministerial N.° 018-78-TR"}', 'Del 08 de abril; 0,5 y 10.05.', '{}') AS tsv;
+SELECT count(*) AS chunks_with_018 FROM dof_text_search('018', 10, 'identificadores');
+-- two ordinances told apart by their padded number alone: typed without its zeros, each
+-- finds its own (0005 is stored first, so a tie would put it first)
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('identificadores', 'or-0005', E'# Ordenanza Regional Nro 0005-2019-GRU-GR\n\nAprueban el plan regional.'),
+ ('identificadores', 'or-0004', E'# Ordenanza Regional Nro 0004-2019-GRU-GR\n\nAprueban el plan regional.');
+SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
+               JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
+FROM unnest(ARRAY['ordenanza regional nro 4-2019-gru-gr', 'ordenanza regional 0004-2019', 'ordenanza 5 2019 gru gr']) AS typed;
 
 -- YAML front matter is data: its fields become the metadata, its title the title, and
 -- no chunk holds it; its identifier is searchable (dof_chunk_tsvector) though the body
