@@ -102,6 +102,8 @@ BEGIN
         RAISE EXCEPTION 'no questions' USING ERRCODE = 'invalid_parameter_value',
             HINT = 'the questions query returned no rows';
     END IF;
+    -- a blank question names itself before any search runs (the search's own error would not)
+    PERFORM dof_check_query(q.question, format('question %s', q.question_id)) FROM dof_evaluate_asked q ORDER BY q.id;
     -- each question's relevant chunks (of its document in the collection, those that overlap
     -- its answer; all of them without one), and its vector, once for every method
     UPDATE dof_evaluate_asked q

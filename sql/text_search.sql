@@ -153,18 +153,19 @@ $$;
 -- alone, and its nearest chunks are arbitrary (a search box sent empty listed k unrelated
 -- chunks with scores); parsed, it has no words. NULL passes: each search says what NULL
 -- means for it. dof_vector_search (without query_embedding), dof_text_query (so
--- dof_text_search and dof_hybrid_search) and a coordinator's shards (dof_shard_prepare)
+-- dof_text_search and dof_hybrid_search), a coordinator's shards (dof_shard_prepare) and
+-- dof_evaluate_questions, for each question before any search (what: how the error names it),
 -- check it.
-CREATE FUNCTION dof_check_query(query text) RETURNS void
+CREATE FUNCTION dof_check_query(query text, what text DEFAULT 'query') RETURNS void
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 BEGIN
     IF query ~ '^[[:space:]]*$' THEN
-        RAISE EXCEPTION 'query is empty' USING ERRCODE = 'invalid_parameter_value',
+        RAISE EXCEPTION '% is empty', what USING ERRCODE = 'invalid_parameter_value',
             HINT = 'pass the words or the question to search for';
     END IF;
 END
 $$;
-COMMENT ON FUNCTION dof_check_query(text) IS 'Raises 22023 when a search''s query text is empty or only blanks (NULL passes): the check of dof_vector_search, dof_text_search and dof_hybrid_search, which a coordinator''s shards run too';
+COMMENT ON FUNCTION dof_check_query(text, text) IS 'Raises 22023 when a search''s query text is empty or only blanks (NULL passes), naming it as what says: the check of dof_vector_search, dof_text_search, dof_hybrid_search and each question of dof_evaluate_questions, which a coordinator''s shards run too';
 
 -- A search's filter is a JSON object (metadata containment, `{"status": "vigente"}`): an
 -- array, string, number or JSON null contains no document's metadata object, and a search

@@ -60,6 +60,7 @@ SELECT * FROM dof_evaluate('no_such_table', 'ev');
 SELECT * FROM dof_evaluate('preguntas_simples', 'no_such_collection');
 SELECT * FROM dof_evaluate_questions('preguntas_simples', 'ev', methods => ARRAY['keyword']);
 SELECT * FROM dof_evaluate(NULL, 'ev');
+SELECT * FROM dof_evaluate($$SELECT * FROM (VALUES ('vedas de camarón', 'pesca'), ('  ', 'nom')) v(question, source_id)$$, 'ev');
 SELECT * FROM dof_evaluate('preguntas de prueba', 'ev');
 SELECT * FROM dof_evaluate('otro_esquema.preguntas', 'ev');
 -- a query is read as one in any case, after comments, or in parentheses (a lowercase
