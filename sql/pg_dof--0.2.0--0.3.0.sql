@@ -239,14 +239,15 @@ BEGIN
 END
 $$;
 
--- the chunks indexed with a signed number, a number with leading zeros or an identifier in
--- their metadata: their tsvectors as the new mapping and dof_chunk_tsvector build them (the
--- statistics triggers follow); other chunks' lexemes are unchanged by either
+-- the chunks indexed with a signed number, a number with leading zeros (those whose tsvector
+-- dof_number_variants changes) or an identifier in their metadata: their tsvectors as the
+-- new mapping and dof_chunk_tsvector build them (the statistics triggers follow); other
+-- chunks' lexemes are unchanged by either
 UPDATE dof_chunks c SET tsv = dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)
 FROM dof_collections k
 WHERE k.name = c.collection
   AND (c.metadata ? 'identifier'
-       OR EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme ~ '^0+[0-9]+$')
+       OR c.tsv IS DISTINCT FROM dof_number_variants(c.tsv)
        OR (k.text_search_config = 'dof_spanish'::regconfig AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme ~ '^[-+][0-9]')));
 
 -- The DROP guard also refuses DROP EXTENSION plpgsql CASCADE (and any CASCADE that reaches
@@ -725,6 +726,7 @@ CREATE OR REPLACE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, c
 DECLARE
     settings dof_collections := dof_collection(collection);
     query_vector vector;
+    model_dimension integer;
     wanted bigint := greatest(k::bigint + least(k, 10), 100);
     ids bigint[];
     distances double precision[];
@@ -743,9 +745,10 @@ BEGIN
     PERFORM dof_check_filter(filter);
     -- a vector of another dimension than the collection's model's matches no chunk: the
     -- search returned nothing (and a hybrid search its text leg alone), as if nothing were near
-    IF vector_dims(query_vector) <> (SELECT m.dimension FROM dof_models m WHERE m.name = settings.model) THEN
+    model_dimension := (dof_model(settings.model)).dimension;
+    IF vector_dims(query_vector) <> model_dimension THEN
         RAISE EXCEPTION 'query_embedding has % dimensions; collection "%" is embedded by model "%", of % dimensions', vector_dims(query_vector),
-                        settings.name, settings.model, (SELECT m.dimension FROM dof_models m WHERE m.name = settings.model)
+                        settings.name, settings.model, model_dimension
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = format('embed the query with the collection''s model: dof_embed_query(query, %L)', settings.model);
     END IF;

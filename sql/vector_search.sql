@@ -15,6 +15,7 @@ CREATE FUNCTION dof_vector_search(query text, k integer DEFAULT 10, collection t
 DECLARE
     settings dof_collections := dof_collection(collection);
     query_vector vector;
+    model_dimension integer;
     wanted bigint := greatest(k::bigint + least(k, 10), 100);
     ids bigint[];
     distances double precision[];
@@ -33,9 +34,10 @@ BEGIN
     PERFORM dof_check_filter(filter);
     -- a vector of another dimension than the collection's model's matches no chunk: the
     -- search returned nothing (and a hybrid search its text leg alone), as if nothing were near
-    IF vector_dims(query_vector) <> (SELECT m.dimension FROM dof_models m WHERE m.name = settings.model) THEN
+    model_dimension := (dof_model(settings.model)).dimension;
+    IF vector_dims(query_vector) <> model_dimension THEN
         RAISE EXCEPTION 'query_embedding has % dimensions; collection "%" is embedded by model "%", of % dimensions', vector_dims(query_vector),
-                        settings.name, settings.model, (SELECT m.dimension FROM dof_models m WHERE m.name = settings.model)
+                        settings.name, settings.model, model_dimension
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = format('embed the query with the collection''s model: dof_embed_query(query, %L)', settings.model);
     END IF;
