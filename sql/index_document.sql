@@ -2,37 +2,83 @@
 -- chunks (the triggers, the queue and a restore's import call it), and the tsvector every
 -- stored chunk gets.
 
+-- A tsvector has no constructor with positions but its text form, so lexemes added at
+-- another lexeme's positions (dof_word_parts, dof_number_variants) are written as entries
+-- ('lexeme':3A,7B) after the tsvector's own text and the whole read back; entries for the
+-- same lexeme merge.
+CREATE FUNCTION dof_tsvector_entry(lexeme text, positions smallint[], weights text[]) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || ''''
+           || coalesce(':' || (SELECT string_agg(p.position || p.weight, ',') FROM unnest(positions, weights) AS p(position, weight)), '');
+COMMENT ON FUNCTION dof_tsvector_entry(text, smallint[], text[]) IS 'One lexeme with its positions and weights (as unnest(tsvector) gives them) in a tsvector''s text form, ''lexeme'':3A,7B: how dof_word_parts and dof_number_variants write the tsvectors they return';
+
+-- The words of a search: a hyphen or a slash between letters or digits separates words, and
+-- so does a dot after a letter or before one (D.S., G.R.PASCO; not 4.1 or 1.500.000).
+-- PostgreSQL's parser reads DS-092-2002-EF as the phrase 'ds' <-> '092' <-> '2002' <-> 'ef'
+-- (which a body saying "Nº 092-2002-EF" fails), and GR CUSCO/GR, INE/CG280/2024,
+-- 097-2024-G.R.PASCO/CR or 12/04/2024 as one lexeme each (a path, a URL, a host), which
+-- "cusco gr" or the front matter's identifier 097-2024-GR-PASCO-CR does not match. A query
+-- is read with this rule (dof_query_tsquery, dof_query_vector), and so are a stored
+-- chunk's joined lexemes (dof_word_parts): identifiers match however they are typed.
+CREATE FUNCTION dof_query_words(query text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN regexp_replace(regexp_replace(query, '([[:alnum:]])(?:-|/+)(?=[[:alnum:]])', '\1 ', 'g'),
+                          '([[:alpha:]])\.(?=[[:alnum:]])|([[:digit:]])\.(?=[[:alpha:]])', '\1\2 ', 'g');
+COMMENT ON FUNCTION dof_query_words(text) IS 'A search''s words as the text leg reads them: a hyphen or slash between letters or digits, and a dot after or before a letter, separates words (DS-092-2002-EF is ds 092 2002 ef, GR CUSCO/GR is gr cusco gr, G.R.PASCO is g r pasco); a query and a stored chunk''s joined lexemes (dof_word_parts) are read alike';
+
+-- A lexeme that joins words with a slash or a dot (cusco/gr, ine/cg280/2024,
+-- 097-2024-g.r.pasco/cr, the URL path /grl) is also indexed as the words dof_query_words
+-- makes of it, at its positions and weights, so a query typed with spaces, hyphens or the
+-- same slashes finds it (a query's slashes and dots separate its words too; split there
+-- alone, without the parts here, the identifiers typed with them lost: text 0.827 ->
+-- 0.744). The joined lexeme stays: a query in double quotes matches it as written. The
+-- mixed set's 40 questions holding such an identifier as written: hybrid MRR@10 0.946 ->
+-- 0.975, text 0.831 -> 0.931, the other 540 0.953 -> 0.952; the PDF converters' DOF
+-- editions lose a little, their file numbers' and URLs' words now counted (docling's
+-- hybrid 0.768 -> 0.760; docs/measurements.md, "Identifiers joined by slashes and dots").
+CREATE FUNCTION dof_word_parts(config regconfig, tsv tsvector) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN CASE WHEN NOT EXISTS (SELECT 1 FROM unnest(tsv) u WHERE u.lexeme ~ '/|[[:alpha:]]\.|\.[[:alpha:]]') THEN tsv ELSE
+        (tsv::text || ' ' || coalesce((SELECT string_agg(dof_tsvector_entry(w.lexeme, u.positions, u.weights), ' ')
+                                       FROM unnest(tsv) u, unnest(to_tsvector(config, dof_query_words(btrim(u.lexeme, '/.')))) w
+                                       WHERE u.lexeme ~ '/|[[:alpha:]]\.|\.[[:alpha:]]' AND w.lexeme <> u.lexeme), ''))::tsvector
+    END;
+COMMENT ON FUNCTION dof_word_parts(regconfig, tsvector) IS 'A tsvector with each lexeme that joins words with a slash or a dot (cusco/gr, 12/04/2024, g.r.pasco) also as the words dof_query_words makes of it in the given configuration, at the same positions and weights: what dof_chunk_tsvector stores, so an identifier typed with spaces or hyphens matches';
+
 -- Numbers however they are typed, zeros first or not: the Nº 092-2002-EF of a decree, the
 -- 0004 of an ordinance and the 08 of "08 de abril" are also indexed as 92, 4 and 8, at the
 -- same positions (so neighbouring words stay neighbours). The query is read as typed: "ds
 -- 92 2002 ef" finds the decree, and "0004" still matches only 0004 (stripped on the
 -- query's side too, it matched every 4 and a padded number lost its rarity: an ordinance
--- "nro 0004" fell out of the first ten). A tsvector has no constructor with positions but
--- its text form, so the variants are written out and read back (a chunk's tsvector in
--- 1.7-1.9x the time, 0.14-0.26 ms more per chunk; only chunks holding such a number).
+-- "nro 0004" fell out of the first ten). The variants are added as entries after the
+-- tsvector's text (dof_tsvector_entry), only in chunks holding such a number.
 -- Typed without their zeros, the mixed set's 194 questions with a padded number found
 -- their passage at hybrid MRR@10 0.900 -> 0.967, every question as typed unchanged
 -- (docs/measurements.md, "Numbers typed without their zeros").
 CREATE FUNCTION dof_number_variants(tsv tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN CASE WHEN NOT EXISTS (SELECT 1 FROM unnest(tsv) u WHERE u.lexeme ~ '^0+[0-9]+$') THEN tsv ELSE
-        (SELECT string_agg('''' || replace(replace(e.lexeme, '\', '\\'), '''', '''''') || '''' || coalesce(':' || e.positions, ''), ' ')::tsvector
-         FROM (SELECT CASE WHEN variant THEN regexp_replace(u.lexeme, '^0+([0-9])', '\1') ELSE u.lexeme END AS lexeme,
-                      (SELECT string_agg(p.position || p.weight, ',') FROM unnest(u.positions, u.weights) AS p(position, weight)) AS positions
-               FROM unnest(tsv) u, (VALUES (false), (true)) AS v(variant)
-               WHERE NOT variant OR u.lexeme ~ '^0+[0-9]+$') e)
+        (tsv::text || ' ' || (SELECT string_agg(dof_tsvector_entry(regexp_replace(u.lexeme, '^0+([0-9])', '\1'), u.positions, u.weights), ' ')
+                              FROM unnest(tsv) u WHERE u.lexeme ~ '^0+[0-9]+$'))::tsvector
     END;
 COMMENT ON FUNCTION dof_number_variants(tsvector) IS 'A tsvector with each number written with leading zeros also as the number without them, at the same positions and weights (0092 also as 92): what dof_chunk_tsvector stores, so a number typed without its zeros matches';
 
 -- What the text leg searches: the heading path and the document's identifier (the
 -- metadata's "identifier", which YAML front matter such as legalize-pe's gives: DS-092-2002-EF,
 -- a form the body itself may not spell) weighted A (a match there ranks higher), the content
--- B, numbers also without their leading zeros (dof_number_variants). A function of its
--- own so bulk loads and rebuilds make the same tsvector.
+-- B, lexemes joined by slashes or dots also as their words (dof_word_parts), then numbers
+-- also without their leading zeros (dof_number_variants: the 0079 of a.r.0079.2025 too). A
+-- function of its own so bulk loads and rebuilds make the same tsvector. STABLE, as
+-- array_to_string is: so the planner inlines it into the statement that calls it, and the
+-- two functions it calls keep their plans across rows (declared IMMUTABLE, it ran as a
+-- function of its own that planned them again for each chunk: 1.4x the time). A chunk's
+-- tsvector takes 2.3-2.5x what to_tsvector alone does, 0.27-0.41 ms more per chunk
+-- (DOF set 223 -> 508 ms for 1,040 chunks, mixed set 506 -> 1,249 ms for 1,825), against
+-- the hundreds of milliseconds its embedding takes.
 CREATE FUNCTION dof_chunk_tsvector(config regconfig, heading_path text[], content text, metadata jsonb) RETURNS tsvector
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN dof_number_variants(setweight(to_tsvector(config, array_to_string(heading_path || (metadata ->> 'identifier'), ' ')), 'A')
-                               || setweight(to_tsvector(config, content), 'B'));
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN dof_number_variants(dof_word_parts(config, setweight(to_tsvector(config, array_to_string(heading_path || (metadata ->> 'identifier'), ' ')), 'A')
+                                                      || setweight(to_tsvector(config, content), 'B')));
 
 -- (Re)builds the chunks of one document: chunk by its collection's strategy with its stored
 -- pattern, embed (late or independent per the collection), store the chunks and their
@@ -97,7 +143,7 @@ CREATE FUNCTION dof_passage_vector(vectors real[], passages integer, n integer) 
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN (vectors[(n - 1) * (cardinality(vectors) / passages) + 1 : n * (cardinality(vectors) / passages)])::vector;
 
-COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text, jsonb) IS 'The tsvector stored for a chunk: heading path and the metadata''s identifier weighted A, content B, in the given text search configuration, numbers also without their leading zeros (dof_number_variants)';
+COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text, jsonb) IS 'The tsvector stored for a chunk: heading path and the metadata''s identifier weighted A, content B, in the given text search configuration, lexemes joined by slashes or dots also as their words (dof_word_parts), numbers also without their leading zeros (dof_number_variants)';
 COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks and their passages (the one function that builds them; dof_shard_import copies a shard''s): chunk by the collection''s strategy, embed, store; returns the number of chunks';
 COMMENT ON FUNCTION dof_passage_vector(real[], integer, integer) IS 'Internal: the n-th of several vectors laid one after another in one array (how dof_chunk_passages_internal returns a chunk''s passage vectors)';
 COMMENT ON FUNCTION dof_chunker_version() IS 'Version of the chunking rules; stored on every chunk so re-chunking can target older ones';

@@ -22,16 +22,10 @@ BEGIN ATOMIC
     WHERE dof_collection_stats.collection IS NULL OR s.collection = dof_collection_stats.collection;
 END;
 
--- A search's tsquery: websearch syntax ("quoted phrase", or, -word), except that a hyphen
--- inside a word separates words: websearch_to_tsquery reads DS-092-2002-EF as the phrase
--- 'ds' <-> '092' <-> '2002' <-> 'ef', which a body that says "Nº 092-2002-EF" fails,
--- while "ds 092 2002 ef" finds it. Identifiers match however they are typed. A query with
--- a double quote keeps its phrases as written.
--- dof_query_words is that rule, which the query's own tsvector (dof_query_vector) follows too.
-CREATE FUNCTION dof_query_words(query text) RETURNS text
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN regexp_replace(query, '([[:alnum:]])-(?=[[:alnum:]])', '\1 ', 'g');
-
+-- A search's tsquery: websearch syntax ("quoted phrase", or, -word), its words read by
+-- dof_query_words (a hyphen, a slash or a dot inside an identifier separates words: "ds 092
+-- 2002 ef" and DS-092-2002-EF alike find "Nº 092-2002-EF"). A query with a double quote
+-- keeps its phrases as written.
 CREATE FUNCTION dof_query_tsquery(config regconfig, query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN websearch_to_tsquery(config, CASE WHEN strpos(query, '"') > 0 THEN query ELSE dof_query_words(query) END);
@@ -254,12 +248,11 @@ COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS '
 COMMENT ON FUNCTION dof_term_stats(text, text[]) IS 'How many chunks of a collection (NULL: all) hold each lexeme, exact (dof_term_stats deltas summed); what a sharded search adds up over shards';
 COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all collections'') chunk count and total length in tokens, exact';
 COMMENT ON FUNCTION dof_bm25_terms(tsquery, text) IS 'BM25 inputs for a query in a collection (NULL: all): its lexemes, their IDFs, the chunks holding each, and the mean chunk length in tokens, from the collection''s exact statistics';
-COMMENT ON FUNCTION dof_query_words(text) IS 'A query''s words as the text leg reads them: a hyphen inside a word separates words (DS-092-2002-EF is ds 092 2002 ef)';
 COMMENT ON FUNCTION dof_query_vector(regconfig, text) IS 'The query''s own tsvector (its words as dof_query_words reads them): where its lexemes stand, so the text leg can score the neighbouring words a chunk has as neighbours';
 COMMENT ON FUNCTION dof_text_score_internal(anyelement, double precision, text[], double precision[], double precision, anyelement) IS 'Internal: the text leg''s score of one tsvector, its BM25 plus, for each two neighbouring words of the query (query_vector: dof_query_vector; NULL: BM25 alone) the tsvector has as neighbours at the same distance, dof_bm25_pair_weight() times their mean IDF, plus dof_bm25_window()''s weight times the most IDF of distinct query lexemes within its positions of the tsvector';
 COMMENT ON FUNCTION dof_bm25_window() IS 'How many consecutive positions of a chunk the text leg looks at for the query''s words together (30), and what the best such window''s IDF (its distinct query lexemes'') adds to the score, times it (0.25, by measurement)';
 COMMENT ON FUNCTION dof_bm25_pair_weight() IS 'What two neighbouring words of the query that a chunk has as neighbours at the same distance add to the text leg''s score, times their mean IDF (0.5, by measurement)';
-COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), a hyphen inside a word separating words (DS-092-2002-EF matches as ds 092 2002 ef) unless the query has a double quote';
+COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) unless the query has a double quote';
 COMMENT ON FUNCTION dof_query_lexemes(tsquery) IS 'The lexemes of querytree(query), distinct and sorted: what BM25 scores and a coordinator sends to every shard';
 COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF, ln(1 + (total - n + 0.5) / (n + 0.5)), of each count n of chunks holding a lexeme among total chunks';
 COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs only those';

@@ -4,7 +4,7 @@
 -- number with leading zeros also without them: dof_number_variants): every question as
 -- written, and the questions holding such a number (092, 0004, 08) with its zeros dropped,
 -- through dof_evaluate_questions (text and hybrid); then, in a transaction rolled back, the
--- same with the chunks holding one indexed as before (to_tsvector alone). Prints MRR@10
+-- same with the chunks holding one indexed without them (dof_word_parts alone). Prints MRR@10
 -- without / with the variants, per kind where the set has kinds:
 --   psql -d pg_dof_quality_mixed -f bench/sql/quality_number_variants.sql
 \set ON_ERROR_STOP on
@@ -21,8 +21,8 @@ SELECT e.method, e.question_id, e.reciprocal_rank
 FROM dof_evaluate_questions($$SELECT id::text || CASE WHEN unpadded THEN '/unpadded' ELSE '' END AS id, question, corpus_id AS source_id,
                                      reference AS answer FROM asked$$, 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
 UPDATE dof_chunks c
-SET tsv = setweight(to_tsvector(k.text_search_config, array_to_string(c.heading_path || (c.metadata ->> 'identifier'), ' ')), 'A')
-          || setweight(to_tsvector(k.text_search_config, c.content), 'B')
+SET tsv = dof_word_parts(k.text_search_config, setweight(to_tsvector(k.text_search_config, array_to_string(c.heading_path || (c.metadata ->> 'identifier'), ' ')), 'A')
+                                                  || setweight(to_tsvector(k.text_search_config, c.content), 'B'))
 FROM dof_collections k
 WHERE k.name = c.collection AND c.collection = 'eval-independent' AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme ~ '^0+[0-9]+$');
 CREATE TEMP TABLE without_variants AS

@@ -78,6 +78,24 @@ INSERT INTO dof_documents (collection, source_id, body) VALUES
 SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
                JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
 FROM unnest(ARRAY['ordenanza regional nro 4-2019-gru-gr', 'ordenanza regional 0004-2019', 'ordenanza 5 2019 gru gr']) AS typed;
+-- identifiers joined by slashes and dots, which PostgreSQL's parser reads as one lexeme each
+-- (cusco/gr, the host 097-2024-g.r.pasco, ine/cg280/2024), are also indexed as their words
+-- (dof_word_parts); a query's slashes and dots separate its words the same way
+-- (dof_query_words), and a query in double quotes keeps the joined form. Each pair differs
+-- only there, the wrong one stored first (a tie would put it first): every form finds its own
+SELECT dof_query_words('Oficio N° 358-2024-GR CUSCO/GR, D.S. Nº 068, art. 4.1, 1.500.000, G.R.PASCO/CR') AS words;
+SELECT dof_chunk_tsvector('dof_spanish', '{"Acuerdo N.° 097-2024-G.R.PASCO/CR"}', 'Oficio 358-2024-GR CUSCO/GR, artículo 4.1.', '{}') AS tsv;
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('identificadores', 'oficio-puno', E'# Oficio N° 358-2024-GR PUNO/GR\n\nRemite el informe de la gerencia.'),
+ ('identificadores', 'oficio-cusco', E'# Oficio N° 358-2024-GR CUSCO/GR\n\nRemite el informe de la gerencia.'),
+ ('identificadores', 'acuerdo-junin', E'# Acuerdo de consejo\n\nSe aprueba el Acuerdo N.° 097-2024-G.R.JUNIN/CR del consejo.'),
+ ('identificadores', 'acuerdo-pasco', E'# Acuerdo de consejo\n\nSe aprueba el Acuerdo N.° 097-2024-G.R.PASCO/CR del consejo.'),
+ ('identificadores', 'ine-cg281', 'El Consejo General aprobó el acuerdo INE/CG281/2024 sobre peritos.'),
+ ('identificadores', 'ine-cg280', 'El Consejo General aprobó el acuerdo INE/CG280/2024 sobre peritos.');
+SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
+               JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
+FROM unnest(ARRAY['oficio 358 2024 gr cusco gr', 'Oficio N° 358-2024-GR CUSCO/GR', 'gr-cusco-gr', 'acuerdo 97 2024 gr pasco cr',
+                  '097-2024-GR-PASCO-CR', 'g.r.pasco/cr', 'ine cg280 2024', 'INE/CG280/2024', '"INE/CG280/2024"']) AS typed;
 
 -- YAML front matter is data: its fields become the metadata, its title the title, and
 -- no chunk holds it; its identifier is searchable (dof_chunk_tsvector) though the body
