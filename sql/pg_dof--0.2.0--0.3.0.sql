@@ -421,10 +421,13 @@ COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document 
 COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
 
 -- A search's words are read by dof_query_words (a hyphen, a slash or a dot inside an
--- identifier separates words), the query's own tsvector (dof_query_vector) too.
+-- identifier separates words), the query's own tsvector (dof_query_vector) too. A dash
+-- between spaces separates, as in titles and ranges ("PLANEA 2017 - 2022"), where
+-- websearch_to_tsquery read it as "not" the next word; -word still excludes.
 CREATE FUNCTION dof_query_tsquery(config regconfig, query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN websearch_to_tsquery(config, CASE WHEN strpos(query, '"') > 0 THEN query ELSE dof_query_words(query) END);
+    RETURN websearch_to_tsquery(config, regexp_replace(CASE WHEN strpos(query, '"') > 0 THEN query ELSE dof_query_words(query) END,
+                                                       '(^|[[:space:]])-+(?=[[:space:]]|$)', '\1', 'g'));
 
 -- The query's own tsvector, its words read as dof_query_tsquery reads them: where each of
 -- its lexemes stands, so the text leg knows which words are neighbours
@@ -449,7 +452,7 @@ BEGIN
                                             CASE WHEN ranking = 'bm25' THEN dof_query_vector(settings.text_search_config, query) END) t;
 END
 $$;
-COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) unless the query has a double quote';
+COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) unless the query has a double quote; a dash between spaces separates words (PLANEA 2017 - 2022), -word excludes';
 COMMENT ON FUNCTION dof_query_vector(regconfig, text) IS 'The query''s own tsvector (its words as dof_query_words reads them): where its lexemes stand, so the text leg can score the neighbouring words a chunk has as neighbours';
 
 -- The queue's advisory-lock class defined once (it was a literal in the batch and in

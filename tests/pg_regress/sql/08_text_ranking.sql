@@ -140,6 +140,9 @@ SELECT dof_bm25_pair_weight() AS pair_weight, (SELECT string_agg(format('%s <%s>
 FROM dof_chunks c CROSS JOIN q JOIN expected e ON e.id = c.id WHERE c.collection = 'ranking';
 -- the query's words as the text leg reads them: a hyphen inside a word separates words
 SELECT dof_query_words('NOM-035-STPS-2018 y DS-092') AS words, dof_query_vector('spanish', 'NOM-035-STPS-2018') AS vector;
+-- a dash between spaces separates words (titles, ranges); -word still excludes
+SELECT dof_query_tsquery('spanish', 'plan 2017 - 2022') AS spaced_dash, dof_query_tsquery('spanish', 'Ley 28804 -- ley que regula') AS two_dashes,
+       dof_query_tsquery('spanish', 'ley -derogada') AS negation, dof_query_tsquery('spanish', '"ley 28804" - reglamento') AS quoted;
 
 -- bad arguments
 SELECT * FROM dof_text_search('ley', ranking => 'tf-idf');

@@ -77,7 +77,8 @@ INSERT INTO dof_documents (collection, source_id, body) VALUES
  ('identificadores', 'or-0004', E'# Ordenanza Regional Nro 0004-2019-GRU-GR\n\nAprueban el plan regional.');
 SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
                JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
-FROM unnest(ARRAY['ordenanza regional nro 4-2019-gru-gr', 'ordenanza regional 0004-2019', 'ordenanza 5 2019 gru gr']) AS typed;
+FROM unnest(ARRAY['ordenanza regional nro 4-2019-gru-gr', 'ordenanza regional 0004-2019', 'ordenanza 5 2019 gru gr',
+                  'ordenanza regional nro 0004 - 2019-gru-gr']) AS typed;
 -- identifiers joined by slashes and dots, which PostgreSQL's parser reads as one lexeme each
 -- (cusco/gr, the host 097-2024-g.r.pasco, ine/cg280/2024), are also indexed as their words
 -- (dof_word_parts); a query's slashes and dots separate its words the same way
