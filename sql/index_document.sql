@@ -54,14 +54,20 @@ COMMENT ON FUNCTION dof_word_parts(regconfig, tsvector) IS 'A tsvector with each
 -- tsvector's text (dof_tsvector_entry), only in chunks holding such a number.
 -- Typed without their zeros, the mixed set's 194 questions with a padded number found
 -- their passage at hybrid MRR@10 0.900 -> 0.967, every question as typed unchanged
--- (docs/measurements.md, "Numbers typed without their zeros").
+-- (docs/measurements.md, "Numbers typed without their zeros"). So is a number with an
+-- ordinal sign, which the parser reads as a word of its own: Peru's "Artículo 1º.-", the
+-- DOF's "Artículo 5o.", 2da, 10A are also indexed as 1, 5, 2 and 10, and "articulo 1 ley
+-- 27785" finds the article (article lookups built from the mixed set's laws, typed without
+-- the sign: hybrid 0.524 -> 0.825; every set's own questions unchanged; "Ordinal numbers
+-- typed as numbers").
 CREATE FUNCTION dof_number_variants(tsv tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN CASE WHEN NOT EXISTS (SELECT 1 FROM unnest(tsv) u WHERE u.lexeme ~ '^0+[0-9]+$') THEN tsv ELSE
-        (tsv::text || ' ' || (SELECT string_agg(dof_tsvector_entry(regexp_replace(u.lexeme, '^0+([0-9])', '\1'), u.positions, u.weights), ' ')
-                              FROM unnest(tsv) u WHERE u.lexeme ~ '^0+[0-9]+$'))::tsvector
+    RETURN CASE WHEN NOT EXISTS (SELECT 1 FROM unnest(tsv) u WHERE u.lexeme ~ '^(0+[0-9]+|[0-9]+(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma))$') THEN tsv ELSE
+        (tsv::text || ' ' || (SELECT string_agg(dof_tsvector_entry(regexp_replace(regexp_replace(u.lexeme, '(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma)$', ''),
+                                                                                  '^0+([0-9])', '\1'), u.positions, u.weights), ' ')
+                              FROM unnest(tsv) u WHERE u.lexeme ~ '^(0+[0-9]+|[0-9]+(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma))$'))::tsvector
     END;
-COMMENT ON FUNCTION dof_number_variants(tsvector) IS 'A tsvector with each number written with leading zeros also as the number without them, at the same positions and weights (0092 also as 92): what dof_chunk_tsvector stores, so a number typed without its zeros matches';
+COMMENT ON FUNCTION dof_number_variants(tsvector) IS 'A tsvector with each number written with leading zeros or an ordinal sign also as the number alone, at the same positions and weights (0092 also as 92, 1º as 1, 5o as 5): what dof_chunk_tsvector stores, so a number typed without its zeros or its sign matches';
 
 -- What the text leg searches: the heading path and the document's identifier (the
 -- metadata's "identifier", which YAML front matter such as legalize-pe's gives: DS-092-2002-EF,
@@ -72,8 +78,8 @@ COMMENT ON FUNCTION dof_number_variants(tsvector) IS 'A tsvector with each numbe
 -- array_to_string is: so the planner inlines it into the statement that calls it, and the
 -- two functions it calls keep their plans across rows (declared IMMUTABLE, it ran as a
 -- function of its own that planned them again for each chunk: 1.4x the time). A chunk's
--- tsvector takes 2.3-2.5x what to_tsvector alone does, 0.27-0.41 ms more per chunk
--- (DOF set 223 -> 508 ms for 1,040 chunks, mixed set 506 -> 1,249 ms for 1,825), against
+-- tsvector takes 2.4-2.7x what to_tsvector alone does, 0.30-0.46 ms more per chunk
+-- (DOF set 226 -> 538 ms for 1,040 chunks, mixed set 490 -> 1,329 ms for 1,825), against
 -- the hundreds of milliseconds its embedding takes.
 CREATE FUNCTION dof_chunk_tsvector(config regconfig, heading_path text[], content text, metadata jsonb) RETURNS tsvector
     LANGUAGE sql STABLE PARALLEL SAFE
@@ -143,7 +149,7 @@ CREATE FUNCTION dof_passage_vector(vectors real[], passages integer, n integer) 
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN (vectors[(n - 1) * (cardinality(vectors) / passages) + 1 : n * (cardinality(vectors) / passages)])::vector;
 
-COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text, jsonb) IS 'The tsvector stored for a chunk: heading path and the metadata''s identifier weighted A, content B, in the given text search configuration, lexemes joined by slashes or dots also as their words (dof_word_parts), numbers also without their leading zeros (dof_number_variants)';
+COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text, jsonb) IS 'The tsvector stored for a chunk: heading path and the metadata''s identifier weighted A, content B, in the given text search configuration, lexemes joined by slashes or dots also as their words (dof_word_parts), numbers also without their leading zeros or ordinal sign (dof_number_variants)';
 COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks and their passages (the one function that builds them; dof_shard_import copies a shard''s): chunk by the collection''s strategy, embed, store; returns the number of chunks';
 COMMENT ON FUNCTION dof_passage_vector(real[], integer, integer) IS 'Internal: the n-th of several vectors laid one after another in one array (how dof_chunk_passages_internal returns a chunk''s passage vectors)';
 COMMENT ON FUNCTION dof_chunker_version() IS 'Version of the chunking rules; stored on every chunk so re-chunking can target older ones';

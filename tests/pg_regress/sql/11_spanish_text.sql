@@ -79,6 +79,16 @@ SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadore
                JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
 FROM unnest(ARRAY['ordenanza regional nro 4-2019-gru-gr', 'ordenanza regional 0004-2019', 'ordenanza 5 2019 gru gr',
                   'ordenanza regional nro 0004 - 2019-gru-gr']) AS typed;
+-- an article number with an ordinal sign (Peru's 1º, the DOF's 5o), a word of its own to
+-- the parser, is also indexed as the number (dof_number_variants): "articulo 1" finds
+-- "Artículo 1º.-" (art-2 is stored first: a tie would put it first)
+SELECT dof_chunk_tsvector('dof_spanish', '{}', 'Artículo 1º.- Objeto. Artículo 5o. Artículo 10A 2da', '{}') AS tsv;
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('identificadores', 'art-2', E'# Ley de prueba\n\nArtículo 2º.- Del objeto de la presente ley.'),
+ ('identificadores', 'art-1', E'# Ley de prueba\n\nArtículo 1º.- Del objeto de la presente ley.');
+SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
+               JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
+FROM unnest(ARRAY['articulo 1 objeto', 'artículo 1º objeto', 'articulo 2 objeto']) AS typed;
 -- identifiers joined by slashes and dots, which PostgreSQL's parser reads as one lexeme each
 -- (cusco/gr, the host 097-2024-g.r.pasco, ine/cg280/2024), are also indexed as their words
 -- (dof_word_parts); a query's slashes and dots separate its words the same way
