@@ -38,11 +38,9 @@ COMMENT ON FUNCTION dof_query_words(text) IS 'A search''s words as the text leg 
 -- hybrid 0.768 -> 0.760; docs/measurements.md, "Identifiers joined by slashes and dots").
 CREATE FUNCTION dof_word_parts(config regconfig, tsv tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN CASE WHEN NOT EXISTS (SELECT 1 FROM unnest(tsv) u WHERE u.lexeme ~ '/|[[:alpha:]]\.|\.[[:alpha:]]') THEN tsv ELSE
-        (tsv::text || ' ' || coalesce((SELECT string_agg(dof_tsvector_entry(w.lexeme, u.positions, u.weights), ' ')
-                                       FROM unnest(tsv) u, unnest(to_tsvector(config, dof_query_words(btrim(u.lexeme, '/.')))) w
-                                       WHERE u.lexeme ~ '/|[[:alpha:]]\.|\.[[:alpha:]]' AND w.lexeme <> u.lexeme), ''))::tsvector
-    END;
+    RETURN coalesce((SELECT (tsv::text || ' ' || string_agg(dof_tsvector_entry(w.lexeme, u.positions, u.weights), ' '))::tsvector
+                     FROM unnest(tsv) u, unnest(to_tsvector(config, dof_query_words(btrim(u.lexeme, '/.')))) w
+                     WHERE u.lexeme ~ '/|[[:alpha:]]\.|\.[[:alpha:]]' AND w.lexeme <> u.lexeme), tsv);
 COMMENT ON FUNCTION dof_word_parts(regconfig, tsvector) IS 'A tsvector with each lexeme that joins words with a slash or a dot (cusco/gr, 12/04/2024, g.r.pasco) also as the words dof_query_words makes of it in the given configuration, at the same positions and weights: what dof_chunk_tsvector stores, so an identifier typed with spaces or hyphens matches';
 
 -- Numbers however they are typed, zeros first or not: the Nº 092-2002-EF of a decree, the
@@ -62,11 +60,11 @@ COMMENT ON FUNCTION dof_word_parts(regconfig, tsvector) IS 'A tsvector with each
 -- typed as numbers").
 CREATE FUNCTION dof_number_variants(tsv tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN CASE WHEN NOT EXISTS (SELECT 1 FROM unnest(tsv) u WHERE u.lexeme ~ '^(0+[0-9]+|[0-9]+(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma))$') THEN tsv ELSE
-        (tsv::text || ' ' || (SELECT string_agg(dof_tsvector_entry(regexp_replace(regexp_replace(u.lexeme, '(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma)$', ''),
-                                                                                  '^0+([0-9])', '\1'), u.positions, u.weights), ' ')
-                              FROM unnest(tsv) u WHERE u.lexeme ~ '^(0+[0-9]+|[0-9]+(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma))$'))::tsvector
-    END;
+    RETURN coalesce((SELECT (tsv::text || ' ' || string_agg(dof_tsvector_entry(n.number, u.positions, u.weights), ' '))::tsvector
+                     FROM unnest(tsv) u,
+                          LATERAL (SELECT regexp_replace(regexp_replace(u.lexeme, '(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma)$', ''),
+                                                         '^0+([0-9])', '\1') AS number) n
+                     WHERE u.lexeme ~ '^[0-9]' AND n.number ~ '^[0-9]+$' AND n.number <> u.lexeme), tsv);
 COMMENT ON FUNCTION dof_number_variants(tsvector) IS 'A tsvector with each number written with leading zeros or an ordinal sign also as the number alone, at the same positions and weights (0092 also as 92, 1º as 1, 5o as 5): what dof_chunk_tsvector stores, so a number typed without its zeros or its sign matches';
 
 -- What the text leg searches: the heading path and the document's identifier (the
