@@ -3,12 +3,13 @@
 -- them: both search legs leave its chunks out (they stay stored, and a SELECT reads them).
 -- The rule is the core's (dof_core::contents::is_contents, as dof_contents, in one call
 -- that reads a chunk's text once): a listing under a heading that names a table of
--- contents, or under any heading titles with dot leaders to their pages (docling renders
--- an edition's closing index under its ministries' H2s) or a law's outline (a Peruvian
--- law's index sits under a bold ÍNDICE, which is no heading). Its parts are functions too.
-COMMENT ON FUNCTION dof_contents(text[], text) IS 'Whether a chunk is a table of contents (its heading path names one, ÍNDICE, Contenido, Sumario..., and its text is a listing; or, under any heading, three in four of its lines are titles with dot leaders, or it is a law''s outline): the search legs leave such chunks out; NULLs are none';
+-- contents, or under any heading titles led to their pages, by dot leaders or in a table's
+-- last column (docling and marker render an edition's closing index under its ministries'
+-- headings) or a law's outline (a Peruvian law's index sits under a bold ÍNDICE, which is
+-- no heading). Its parts are functions too.
+COMMENT ON FUNCTION dof_contents(text[], text) IS 'Whether a chunk is a table of contents (its heading path names one, ÍNDICE, Contenido, Sumario..., and its text is a listing; or, under any heading, three in four of its lines are titles led to their pages, or it is a law''s outline): the search legs leave such chunks out; NULLs are none';
 COMMENT ON FUNCTION dof_contents_path(text[]) IS 'Whether a heading path puts a chunk in a table of contents: its last heading, the one it sits under, is ÍNDICE, Contenido, Tabla de contenido, Sumario, Table of contents... (any case, with or without accents)';
 COMMENT ON FUNCTION dof_listing(text) IS 'Whether a text is a listing: at least three lines, three in four of them list items, headings, page numbers, titles with dot leaders or lines of up to eight words (a bold line is no list item, a table row no short line)';
-COMMENT ON FUNCTION dof_dotted_listing(text) IS 'Whether a text is a table of contents under any heading: three in four of its lines (headings, page numbers and table rows aside) end in dot leaders, with five words or more before them on average (titles, not a form''s blank fields)';
+COMMENT ON FUNCTION dof_paged_listing(text) IS 'Whether a text is a table of contents under any heading, an index of titles led to their pages: three in four of its entries (a line, or the lines up to one with dot leaders, or a table row; headings, lines without a letter and table rows with only a first cell are none) end in dot leaders or are table rows of a title and its page with only empty cells between, the rows'' pages in order; five words or more a title on average (not a form''s blank fields nor a table''s figures)';
 COMMENT ON FUNCTION dof_outline(text) IS 'Whether a text is a law''s outline under any heading: at least six lines, at least six and one in four of them division labels (Artículo, Capítulo, Título, Sección, Libro, Parte, Anexo, Disposición, Norma; up to 24 words), at most 16 words per label, and at most one line of prose (over 16 words, ending in . ; : or ,) holding at most a tenth of the words';
 COMMENT ON FUNCTION dof_contents_margin() IS 'How many candidates past the k wanted each search leg ranks before it leaves out the tables of contents among them (dof_contents reads a chunk''s text: only those are read); a leg returns fewer than k only when more than this many of its best are tables of contents';

@@ -11,7 +11,7 @@
 //! heading counts: a PDF rendition of an edition (pymupdf4llm) puts every notice under an
 //! H1 `CONTENIDO`, whose ministries are H2s; and the second test keeps searchable a
 //! document whose only heading is "Índice" but whose body is prose. Under any heading, an
-//! index of titles with dot leaders ([`is_dotted_listing`]) and a law's outline
+//! index of titles led to their pages ([`is_paged_listing`]) and a law's outline
 //! ([`is_outline`]: its divisions' labels, no prose) are tables of contents too.
 
 use std::borrow::Cow;
@@ -25,14 +25,14 @@ pub const SEARCH_MARGIN: usize = 10;
 
 /// Whether a chunk is a table of contents, the rule the search legs apply: under a heading
 /// that names one ([`is_contents_path`]), a listing ([`is_listing`]); under any other,
-/// titles with dot leaders ([`is_dotted_listing`]) or a law's outline ([`is_outline`]).
+/// an index of titles and their pages ([`is_paged_listing`]) or a law's outline ([`is_outline`]).
 /// One call reads the chunk's text once: PostgreSQL detoasts a value for each function it
 /// is passed to, and the search legs ask this of up to 110 candidates each.
 pub fn is_contents<S: AsRef<str>>(heading_path: &[S], content: &str) -> bool {
     if is_contents_path(heading_path) {
         is_listing(content)
     } else {
-        is_dotted_listing(content) || is_outline(content)
+        is_paged_listing(content) || is_outline(content)
     }
 }
 
@@ -79,23 +79,55 @@ pub fn is_listing(content: &str) -> bool {
     lines.len() >= 3 && listed * 4 >= lines.len() * 3
 }
 
-/// Whether a chunk's text is a table of contents whatever heading it sits under: at least
-/// three in four of its entries (its lines but headings, page numbers and table rows) end
-/// in dot leaders, with or without the page number (`Convenio ... con el Estado de
-/// Querétaro. ........ 12`), and they read as titles, five words or more before the
-/// leaders on average. docling renders a DOF edition's closing ÍNDICE as `## INDICE PODER
-/// EJECUTIVO` followed by each ministry's H2 and its notices' titles, so the chunks of the
-/// index sit under the ministries; a form's blank fields (`Nombre: ..........`) are no
-/// titles.
-pub fn is_dotted_listing(content: &str) -> bool {
-    let entries: Vec<&str> = content
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('|') && !l.chars().all(|c| c.is_ascii_digit()))
-        .collect();
-    let titles: Vec<&str> = entries.iter().filter_map(|l| before_leaders(l)).collect();
-    let words: usize = titles.iter().map(|t| t.split_whitespace().count()).sum();
-    !titles.is_empty() && titles.len() * 4 >= entries.len() * 3 && words >= titles.len() * 5
+/// Whether a chunk's text is a table of contents whatever heading it sits under: an index
+/// of titles led to their pages. At least three in four of its entries are titles, five
+/// words or more on average, each ending in dot leaders, with or without its page number
+/// (`Convenio ... con el Estado de Querétaro. ........ 12`), or set as a table row whose
+/// last cell is its page, with nothing between (`| Convenio ... de Sonora. | | 20 |`), the
+/// rows' pages in order. An entry is a line, or the lines up to one with leaders (a title
+/// a PDF converter wrapped, as pymupdf4llm does), or a table row; headings, lines without a
+/// letter (page numbers, a converter's page markers `{401}-----` and rules `**_____**`) and
+/// table rows with only a first cell (a ministry's name, a title's second line) are none.
+/// docling renders a DOF edition's closing ÍNDICE as `## INDICE PODER EJECUTIVO` followed
+/// by each ministry's H2 and its notices' titles with leaders, and marker partly as tables
+/// of titles and pages, so the chunks of the index sit under the ministries; a form's blank
+/// fields (`Nombre: ..........`) and a table's figures are no titles.
+pub fn is_paged_listing(content: &str) -> bool {
+    // each entry's words when it is a title, None when it is not
+    let mut entries: Vec<Option<usize>> = Vec::new();
+    // the words of the lines read since the last entry ended: a title wrapped over them
+    // ends at the line with its leaders; a blank line, a heading or a table ends any
+    let mut wrapped = None;
+    let mut last_page = 0;
+    for line in content.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') || line.starts_with('|') {
+            entries.extend(wrapped.take().map(|_| None));
+        }
+        if line.starts_with('#') || !line.chars().any(char::is_alphabetic) {
+            continue;
+        }
+        if line.starts_with('|') {
+            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+            if cells.iter().skip(1).all(|cell| cell.is_empty()) {
+                continue;
+            }
+            entries.push(match paged_row(&cells) {
+                // the pages of an index's rows run in order; a table's figures need not
+                Some((title, page)) if page >= last_page => {
+                    last_page = page;
+                    Some(title.split_whitespace().count())
+                }
+                _ => None,
+            });
+        } else if let Some(title) = before_leaders(line) {
+            entries.push(Some(wrapped.take().unwrap_or(0) + title.split_whitespace().count()));
+        } else {
+            wrapped = Some(wrapped.unwrap_or(0) + line.split_whitespace().count());
+        }
+    }
+    entries.extend(wrapped.map(|_| None));
+    let titles: Vec<usize> = entries.iter().flatten().copied().collect();
+    !titles.is_empty() && titles.len() * 4 >= entries.len() * 3 && titles.iter().sum::<usize>() >= titles.len() * 5
 }
 
 /// Whether a chunk's text is a law's outline, a table of contents whatever heading it sits
@@ -229,6 +261,16 @@ fn before_leaders(line: &str) -> Option<&str> {
     (unpaged.len() - text.len() >= 4).then_some(text)
 }
 
+/// A table row's title and page: its first cell, its last a page number (one to four
+/// digits), and every cell between empty; `None` for any other row.
+fn paged_row<'a>(cells: &[&'a str]) -> Option<(&'a str, u32)> {
+    let (title, rest) = cells.split_first()?;
+    let (page, between) = rest.split_last()?;
+    let paged = (1..=4).contains(&page.len()) && page.chars().all(|c| c.is_ascii_digit());
+    let titled = !title.is_empty() && between.iter().all(|cell| cell.is_empty());
+    (paged && titled).then(|| (*title, page.parse().unwrap_or(u32::MAX)))
+}
+
 fn is_listing_line(line: &str) -> bool {
     let numbered =
         [". ", ") "].iter().any(|mark| line.split_once(mark).is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())));
@@ -304,31 +346,67 @@ mod tests {
     }
 
     #[test]
-    fn an_index_under_its_ministries_is_a_dotted_listing() {
+    fn an_index_under_its_ministries_is_a_paged_listing() {
         // docling's closing ÍNDICE: the ministries' H2s, each notice's title with its leaders
         let index = "## SECRETARIA DE SEGURIDAD Y PROTECCION CIUDADANA\n\n\
             Convenio de Coordinación que celebran el Secretariado Ejecutivo y el Estado de Querétaro.  ...............\n\n\
             Convenio de Coordinación que celebran el Secretariado Ejecutivo y el Estado de Sinaloa. ........ 12\n\n\
             Convenio de Coordinación que celebran el Secretariado Ejecutivo y el Estado de Sonora.....20\n";
-        assert!(is_dotted_listing(index));
-        assert!(is_dotted_listing(
+        assert!(is_paged_listing(index));
+        assert!(is_paged_listing(
             "## SECRETARIA DE MARINA\n\nAviso por el que se dan a conocer las bases de regulación tarifaria. ...........\n"
         ));
         assert!(
-            is_dotted_listing("Acuerdo por el que se reforma el programa de implementación ....\n2\n3\n4\n"),
+            is_paged_listing("Acuerdo por el que se reforma el programa de implementación ....\n2\n3\n4\n"),
             "page numbers are no entries"
         );
+        // marker's rendition: the titles in a table with their pages, a ministry's name and a
+        // title's second line as rows of their own, the converter's page markers between
+        let table = "| Extracto de la solicitud de registro de la agrupación denominada Alef Church. | | 2 |\n\
+            |---|---|---|\n\
+            | Extracto de la solicitud de registro de la agrupación denominada Ministerio Misionero. | | 3 |\n\
+            | SECRETARIA DE SEGURIDAD Y PROTECCION CIUDADANA | | |\n\
+            | Convenio de Coordinación que, en el marco del Sistema Nacional de Seguridad Pública, | | |\n\
+            | celebran el Secretariado Ejecutivo y el Estado de Querétaro (FASP) 2024. | | 7 |\n\n\
+            {8}------------------------------------------------\n\n\
+            | Convenio de Coordinación que celebran el Secretariado Ejecutivo y el Estado de Sinaloa (FASP) 2024. | | 13 |\n";
+        assert!(is_paged_listing(table));
+        assert!(is_contents(&["AVISOS GENERALES"], table));
+        let ruled = "## SECRETARIA EJECUTIVA DEL SISTEMA NACIONAL ANTICORRUPCION\n\n\
+            Acuerdo mediante el cual se reforma el Programa de Implementación de la Política Nacional Anticorrupción. ....... 327\n\n\
+            **_________________________**\n\n{401}------------------------------------------------\n";
+        assert!(is_paged_listing(ruled), "rules and page markers are no entries");
+        // pymupdf4llm's: each title wrapped over the lines of the PDF's column
+        let wrapped = "#### SECRETARIA DE HACIENDA Y CREDITO PUBLICO\n\n\
+            Acuerdo por el cual se dan a conocer los montos de los estímulos fiscales aplicables a la\n\
+            enajenación de gasolinas en la región fronteriza con Guatemala, correspondientes al periodo que\n\
+            se especifica. ........................................................ 98\n\n\
+            Norma Oficial Mexicana NOM-004-SEDATU-2023, Estructura y diseño para vías urbanas.\n\
+            Especificaciones y aplicación. .......................................... 120\n";
+        assert!(is_paged_listing(wrapped));
     }
 
     #[test]
-    fn forms_and_prose_are_no_dotted_listing() {
+    fn forms_prose_and_data_are_no_paged_listing() {
         let form = "Nombre: ......................\nDomicilio: ......................\nFirma: ..............\n";
-        assert!(!is_dotted_listing(form), "blank fields");
+        assert!(!is_paged_listing(form), "blank fields");
         let prose = "El presente convenio entrará en vigor el día de su firma.\n\n\
             Las partes acuerdan lo siguiente en relación con los recursos del fondo......\n\nLeído que fue el presente.\n";
-        assert!(!is_dotted_listing(prose), "one line in three");
-        assert!(!is_dotted_listing(""));
-        assert!(!is_dotted_listing("| Clave | Concepto ........ |\n|---|---|\n"), "table rows");
+        assert!(!is_paged_listing(prose), "one line in three");
+        let unended = "Acuerdo por el que se da a conocer el programa de apoyo a la vivienda del estado. ........ 4\n\n\
+            El presente convenio entrará en vigor el día de su firma y\nse publicará en el periódico oficial.\n\n\
+            Leído que fue el presente, lo firman\npor duplicado las partes.\n";
+        assert!(!is_paged_listing(unended), "lines that reach no leaders are entries too");
+        assert!(!is_paged_listing(""));
+        assert!(!is_paged_listing("| Clave | Concepto ........ |\n|---|---|\n"), "table rows");
+        // a table's figures: more than a title and a number, or numbers out of page order
+        let budget = "| 2024 Vigilancia Epidemiológica de las Enfermedades en Animales | 1,903,364.00 | 0.00 | Proyecto | 1 |\n\
+            | 2024 Vigilancia Epidemiológica Fitosanitaria de los cultivos del estado | 2,849,477.00 | 0.00 | Proyecto | 1 |\n";
+        assert!(!is_paged_listing(budget));
+        let counts = "| Personas beneficiarias del programa en la entidad federativa | 120 |\n\
+            | Personas atendidas por las unidades médicas móviles del estado | 45 |\n\
+            | Localidades de alta marginación cubiertas por el programa estatal | 80 |\n";
+        assert!(!is_paged_listing(counts), "not in page order");
     }
 
     #[test]

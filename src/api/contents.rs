@@ -1,9 +1,9 @@
 //! A document's table of contents, which the search legs leave out (`dof_contents`,
 //! sql/contents.sql): the core's rule (`dof_core::contents`) for a chunk's heading path and
-//! for its text, a listing under a heading that names a table of contents, or titles with
-//! dot leaders or a law's outline under any.
+//! for its text, a listing under a heading that names a table of contents, or titles led
+//! to their pages or a law's outline under any.
 
-use dof_core::contents::{is_contents, is_contents_path, is_dotted_listing, is_listing, is_outline, SEARCH_MARGIN};
+use dof_core::contents::{is_contents, is_contents_path, is_listing, is_outline, is_paged_listing, SEARCH_MARGIN};
 use pgrx::prelude::*;
 
 /// Whether a chunk is a table of contents, which both search legs leave out: the core's
@@ -31,11 +31,11 @@ fn dof_listing(content: &str) -> bool {
 }
 
 /// Whether a chunk's text is a table of contents under any heading: three in four of its
-/// entries titles with dot leaders to their pages (a DOF edition's index as docling renders
-/// it, under its ministries' headings).
+/// entries titles led to their pages, by dot leaders or in a table's last column (a DOF
+/// edition's index as docling and marker render it, under its ministries' headings).
 #[pg_extern(immutable, strict, parallel_safe)]
-fn dof_dotted_listing(content: &str) -> bool {
-    is_dotted_listing(content)
+fn dof_paged_listing(content: &str) -> bool {
+    is_paged_listing(content)
 }
 
 /// Whether a chunk's text is a law's outline under any heading: division labels

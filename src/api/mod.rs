@@ -72,7 +72,7 @@ pgrx::extension_sql_file!(
     requires = [
         contents::dof_contents_path,
         contents::dof_listing,
-        contents::dof_dotted_listing,
+        contents::dof_paged_listing,
         contents::dof_outline,
         contents::dof_contents,
         contents::dof_contents_margin

@@ -51,11 +51,13 @@ SELECT id, value FROM dof_fusion_normalise('{1,2}', '{0.7,0.7}', 0) UNION ALL SE
 -- a table of contents (a DOF edition's CONTENIDO, a NOM's list of sections) names what
 -- every question asks for and answers none: both legs leave its chunks out; a document
 -- whose only heading is "Índice" but whose text is prose is searched as any other; an index
--- as docling renders it, titles with dot leaders under the ministries' headings, is one
+-- as docling renders it, titles with dot leaders under the ministries' headings, is one, and
+-- so is one as marker renders it, a table of titles and their pages
 INSERT INTO dof_collections (name, model, late_chunking, max_tokens) VALUES ('indices', 'hash-384', false, 200);
 INSERT INTO dof_documents (collection, source_id, body) VALUES
 ('indices', 'edicion', E'# DIARIO OFICIAL\n\nÓrgano del Gobierno Constitucional de los Estados Unidos Mexicanos, edición matutina del viernes 12 de abril de 2024, ciudad de México.\n\n## CONTENIDO\n\n* Secretaría de Marina\n* Convenio de coordinación en seguridad pública con Sinaloa\n* Convenio de coordinación en seguridad pública con Sonora\n\n## SECRETARÍA DE MARINA\n\nCONVENIO de coordinación que celebran la Secretaría y el Estado de Sinaloa en materia de seguridad pública, para el ejercicio de los recursos del fondo de aportaciones.\n'),
 ('indices', 'indice-docling', E'## INDICE PODER EJECUTIVO\n\n## SECRETARÍA DE MARINA\n\nConvenio de coordinación que celebran la Secretaría y el Estado de Sinaloa en materia de seguridad pública.  ............ 12\n\nConvenio de coordinación que celebran la Secretaría y el Estado de Sonora en materia de seguridad pública. ............ 14\n'),
+('indices', 'indice-marker', E'## AVISOS GENERALES\n\n| Convenio de coordinación que celebran la Secretaría y el Estado de Sinaloa en materia de seguridad pública. | | 12 |\n|---|---|---|\n| SECRETARÍA DE MARINA | | |\n| Convenio de coordinación que celebran la Secretaría y el Estado de Sonora | | |\n| en materia de seguridad pública. | | 14 |\n\n{15}------------------------------------------------\n\n| Aviso por el que se dan a conocer las bases de regulación tarifaria del puerto. | | 16 |\n'),
 ('indices', 'prosa', E'# Índice\n\nEl índice nacional de precios al consumidor de Sinaloa se publica cada quincena por el instituto de estadística.\n\nLa unidad de medida y actualización de Sinaloa se calcula con ese índice cada año, según la ley que la rige.\n\nEl convenio de coordinación con Sinaloa no modifica el cálculo de ninguno de los dos valores publicados.\n');
 SELECT d.source_id, c.heading_path, dof_contents(c.heading_path, c.content) AS table_of_contents
 FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE c.collection = 'indices' ORDER BY d.source_id, c.chunk_index;
@@ -70,7 +72,8 @@ JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document
 SELECT dof_contents_path('{"DIARIO OFICIAL", "ÍNDICE"}') AS an_index, dof_contents_path('{"CONTENIDO", "SECRETARIA DE MARINA"}') AS under_it,
        dof_contents_path('{"Índice", "Capítulo I", "Artículo 1"}') AS deeper_in_a_document,
        dof_listing(E'* uno\n* dos\n* tres') AS listing, dof_listing('Un párrafo de prosa que no es una lista de nada.') AS prose,
-       dof_dotted_listing(E'Nombre: ..........\nDomicilio: ..........\nFirma: ..........') AS a_form;
+       dof_paged_listing(E'Nombre: ..........\nDomicilio: ..........\nFirma: ..........') AS a_form,
+       dof_paged_listing(E'| Programa de vigilancia epidemiológica en animales terrestres | 1,903,364.00 | Proyecto | 1 |\n| Programa de vigilancia epidemiológica fitosanitaria del estado | 2,849,477.00 | Proyecto | 1 |') AS a_table_of_figures;
 
 -- a Peruvian law as SPIJ publishes it opens with an outline of its articles under a bold
 -- ÍNDICE, which is no heading: the outline's chunk is a table of contents by its text alone
