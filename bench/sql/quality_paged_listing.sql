@@ -9,18 +9,12 @@
 -- Prints per method MRR@10 before and after, the questions that went up and down, and the
 -- chunks each rule leaves out:
 --   psql -d pg_dof_quality_dof_pymupdf4llm -f bench/sql/quality_paged_listing.sql
+-- (quality_paged_listing_corpora.sql counts what each rule leaves out of every shared
+-- corpus file.)
 \set ON_ERROR_STOP on
 \pset pager off
 SET client_min_messages = warning;
--- the earlier rule for an index under any heading (dof_dotted_listing, 0.3.0 before this)
-CREATE FUNCTION pg_temp.dotted_listing(content text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $f$
-    WITH entries AS (SELECT btrim(line) AS line FROM regexp_split_to_table(content, '\n') AS line
-                     WHERE btrim(line) <> '' AND btrim(line) !~ '^[#|]' AND btrim(line) !~ '^[0-9]+$'),
-         titles AS (SELECT substring(line FROM '^(.*?)\.{4,}[0-9[:space:]]*$') AS title FROM entries)
-    SELECT count(title) > 0 AND count(title) * 4 >= count(*) * 3
-           AND sum(cardinality(regexp_split_to_array(btrim(title), '[[:space:]]+'))) >= count(title) * 5
-    FROM titles
-$f$;
+\ir paged_listing_before.sql
 BEGIN;
 CREATE TEMP TABLE paged_after AS
 SELECT method, question_id, reciprocal_rank
@@ -29,8 +23,7 @@ FROM dof_evaluate_questions($q$SELECT id, question, corpus_id AS source_id, refe
 SELECT count(*) FILTER (WHERE dof_contents(heading_path, content)) AS left_out_after
 FROM dof_chunks WHERE collection = 'eval-independent' \gset
 CREATE OR REPLACE FUNCTION dof_contents(heading_path text[], content text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $f$
-    SELECT coalesce(CASE WHEN dof_contents_path(heading_path) THEN dof_listing(content)
-                         ELSE pg_temp.dotted_listing(content) OR dof_outline(content) END, false)
+    SELECT pg_temp.contents_before(heading_path, content)
 $f$;
 CREATE TEMP TABLE paged_before AS
 SELECT method, question_id, reciprocal_rank
