@@ -751,6 +751,24 @@ END
 $$;
 COMMENT ON FUNCTION dof_check_query(text, text) IS 'Raises 22023 when a search''s query text is empty or only blanks (NULL passes), naming it as what says: the check of dof_vector_search, dof_text_search, dof_hybrid_search and each question of dof_evaluate_questions, which a coordinator''s shards run too';
 
+-- A search's words: a query whose words are all excluded (-ley, -ley -decreto), or that a
+-- chunk matches by what it lacks alone (decreto or -ley), names nothing to find. Its
+-- tsquery matched nearly every chunk and scored each 0, so the text leg listed k arbitrary
+-- chunks, and the hybrid ranked them first (a leg's equal scores normalise to 1).
+-- dof_text_query (so dof_text_search and dof_hybrid_search) and a coordinator's shards
+-- (dof_shard_prepare) check it; a query of stop words alone (an empty tsquery) matches
+-- nothing and passes.
+CREATE FUNCTION dof_check_query_terms(query text, terms tsquery) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+BEGIN
+    IF numnode(terms) > 0 AND querytree(terms) = 'T' THEN
+        RAISE EXCEPTION 'query "%" names no word a chunk must hold', query USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'a -word only excludes the chunks that hold it: add a word to search for (decreto -derogado); in double quotes a dash is part of the word ("-H713875-1973")';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION dof_check_query_terms(text, tsquery) IS 'Raises 22023 when a search''s tsquery (dof_query_tsquery of query) names no word a chunk must hold, only words to exclude (-ley) or an or with one (decreto or -ley), which matched nearly every chunk with score 0: the check of dof_text_search and dof_hybrid_search, which a coordinator''s shards run too';
+
 -- A search's filter is a JSON object (metadata containment, `{"status": "vigente"}`): an
 -- array, string, number or JSON null contains no document's metadata object, and a search
 -- with one returned nothing, as if nothing matched. NULL passes (no filter).
@@ -1011,6 +1029,7 @@ CREATE FUNCTION dof_shard_prepare(query text, collection text, embed_shard integ
 DECLARE
     settings dof_collections := dof_collection(collection);
     here integer := (SELECT i.shard FROM dof_shard_identity i);
+    query_terms tsquery;
     terms text[];
 BEGIN
     IF query IS NULL THEN
@@ -1024,7 +1043,9 @@ BEGIN
     END IF;
     PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
     PERFORM dof_check_text_arguments(ranking, match_terms);
-    terms := dof_query_lexemes(dof_query_tsquery(settings.text_search_config, query));
+    query_terms := dof_query_tsquery(settings.text_search_config, query);
+    PERFORM dof_check_query_terms(query, query_terms);
+    terms := dof_query_lexemes(query_terms);
     RETURN QUERY
     SELECT CASE WHEN here IS NOT DISTINCT FROM embed_shard THEN dof_embed_query(query, settings.model) END,
            terms,
@@ -1376,6 +1397,7 @@ BEGIN
     PERFORM dof_check_query(query);
     PERFORM dof_check_text_arguments(ranking, match_terms);
     terms := dof_query_tsquery(settings.text_search_config, query);
+    PERFORM dof_check_query_terms(query, terms);
     IF ranking = 'bm25' OR match_terms = 'any' THEN
         RETURN QUERY SELECT terms, b.lexemes, b.idfs, b.chunks, b.average_length,
                             CASE WHEN ranking = 'bm25' THEN dof_query_vector(settings.text_search_config, query) END

@@ -102,6 +102,7 @@ CREATE FUNCTION dof_shard_prepare(query text, collection text, embed_shard integ
 DECLARE
     settings dof_collections := dof_collection(collection);
     here integer := (SELECT i.shard FROM dof_shard_identity i);
+    query_terms tsquery;
     terms text[];
 BEGIN
     IF query IS NULL THEN
@@ -115,7 +116,9 @@ BEGIN
     END IF;
     PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
     PERFORM dof_check_text_arguments(ranking, match_terms);
-    terms := dof_query_lexemes(dof_query_tsquery(settings.text_search_config, query));
+    query_terms := dof_query_tsquery(settings.text_search_config, query);
+    PERFORM dof_check_query_terms(query, query_terms);
+    terms := dof_query_lexemes(query_terms);
     RETURN QUERY
     SELECT CASE WHEN here IS NOT DISTINCT FROM embed_shard THEN dof_embed_query(query, settings.model) END,
            terms,

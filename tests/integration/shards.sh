@@ -189,6 +189,9 @@ done
 single="$(q -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('  ')" 2>&1 | first_error)"
 cluster="$(coord -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('  ')" 2>&1 | first_error)"
 check "$(echo "$single" | grep -c 'query is empty'):$cluster" "1:$single" "an empty query: the coordinator's error is one server's (${single:0:60})"
+single="$(q -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('-ley')" 2>&1 | first_error)"
+cluster="$(coord -v VERBOSITY=verbose -c "SELECT count(*) FROM dof_hybrid_search('-ley')" 2>&1 | first_error)"
+check "$(echo "$single" | grep -c 'names no word'):$cluster" "1:$single" "a query of excluded words alone: the coordinator's error is one server's (${single:0:60})"
 alpha_default="SELECT substring(pg_get_function_arguments('dof_hybrid_search'::regproc) FROM 'alpha double precision DEFAULT ([0-9.]+)')"
 single_alpha="$(q -c "$alpha_default")"
 check "$( [ -n "$single_alpha" ] && coord -c "$alpha_default")" "$single_alpha" \

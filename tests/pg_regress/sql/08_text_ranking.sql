@@ -162,6 +162,16 @@ SELECT count(*) > 0 AS found FROM dof_vector_search('', collection => 'ranking',
 -- a query of stopwords alone is not empty: the text leg finds nothing, the vector leg still answers
 SELECT count(*) AS text_rows FROM dof_text_search('de la', collection => 'ranking');
 SELECT count(*) > 0 AS hybrid_found FROM dof_hybrid_search('de la', collection => 'ranking');
+-- a query whose words are all excluded, or an or with an exclusion, names nothing to find:
+-- it matched nearly every chunk, each with score 0, and listed k arbitrary ones; a word to
+-- find with it, or the dash in double quotes, is a search
+SELECT * FROM dof_text_search('-ley', collection => 'ranking');
+SELECT * FROM dof_hybrid_search('-ley -aduana', collection => 'ranking');
+SELECT * FROM dof_text_search('aduana or -ley', collection => 'ranking');
+SELECT (SELECT count(*) FROM dof_text_search('aduana', collection => 'ranking'))
+       - (SELECT count(*) FROM dof_text_search('aduana -arancel', collection => 'ranking')) AS left_out_by_arancel,
+       (SELECT count(*) FROM dof_text_search('aduana -arancel', collection => 'ranking')) AS aduana_without_arancel;
+SELECT count(*) > 0 AS quoted_dash_found FROM dof_text_search('"-ley"', collection => 'ranking');
 -- a filter that is not a JSON object, or a query vector of another dimension than the
 -- collection's model's, matched nothing and returned no row: now each is an error
 SELECT * FROM dof_hybrid_search('ley', collection => 'ranking', filter => '[1]');
