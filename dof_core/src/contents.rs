@@ -88,6 +88,9 @@ pub fn is_listing(content: &str) -> bool {
 /// a PDF converter wrapped, as pymupdf4llm does), or a table row; headings, lines without a
 /// letter (page numbers, a converter's page markers `{401}-----` and rules `**_____**`) and
 /// table rows with only a first cell (a ministry's name, a title's second line) are none.
+/// A table whose header row (the row before its `|---|`) names columns is data, not an
+/// index: `| Trámite | Plazo en días |` over rows of steps and their days in order; the
+/// converters' index tables have no column names, their first title is the header row.
 /// docling renders a DOF edition's closing ÍNDICE as `## INDICE PODER EJECUTIVO` followed
 /// by each ministry's H2 and its notices' titles with leaders, and marker partly as tables
 /// of titles and pages, so the chunks of the index sit under the ministries; a form's blank
@@ -99,25 +102,40 @@ pub fn is_paged_listing(content: &str) -> bool {
     // ends at the line with its leaders; a blank line, a heading or a table ends any
     let mut wrapped = None;
     let mut last_page = 0;
+    // whether the last table row could name columns (cells past the first, no title), and
+    // whether the table being read has a header that did: its rows are data
+    let (mut names_columns, mut named_columns) = (false, false);
     for line in content.lines().map(str::trim) {
-        if line.is_empty() || line.starts_with('#') || line.starts_with('|') {
+        let row = line.starts_with('|');
+        if line.is_empty() || line.starts_with('#') || row {
             entries.extend(wrapped.take().map(|_| None));
+        }
+        if !row {
+            (names_columns, named_columns) = (false, false);
+        } else if line.chars().all(|c| matches!(c, '|' | '-' | ':') || c.is_whitespace()) {
+            // the separator: the row before it was the table's header
+            named_columns = names_columns;
+            continue;
         }
         if line.starts_with('#') || !line.chars().any(char::is_alphabetic) {
             continue;
         }
-        if line.starts_with('|') {
+        if row {
             let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+            names_columns = false;
             if cells.iter().skip(1).all(|cell| cell.is_empty()) {
                 continue;
             }
             entries.push(match paged_row(&cells) {
                 // the pages of an index's rows run in order; a table's figures need not
-                Some((title, page)) if page >= last_page => {
+                Some((title, page)) if page >= last_page && !named_columns => {
                     last_page = page;
                     Some(title.split_whitespace().count())
                 }
-                _ => None,
+                _ => {
+                    names_columns = true;
+                    None
+                }
             });
         } else if let Some(title) = before_leaders(line) {
             entries.push(Some(wrapped.take().unwrap_or(0) + title.split_whitespace().count()));
@@ -407,6 +425,11 @@ mod tests {
             | Personas atendidas por las unidades médicas móviles del estado | 45 |\n\
             | Localidades de alta marginación cubiertas por el programa estatal | 80 |\n";
         assert!(!is_paged_listing(counts), "not in page order");
+        let steps = "| Trámite | Plazo en días hábiles |\n|---|---|\n\
+            | Presentación de la solicitud ante la oficina de trámite documentario | 5 |\n\
+            | Evaluación de la solicitud por la comisión técnica regional | 10 |\n\
+            | Emisión de la resolución que pone fin al procedimiento | 15 |\n";
+        assert!(!is_paged_listing(steps), "a table whose header names its columns");
     }
 
     #[test]

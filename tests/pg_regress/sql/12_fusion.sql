@@ -73,7 +73,8 @@ SELECT dof_contents_path('{"DIARIO OFICIAL", "ÍNDICE"}') AS an_index, dof_conte
        dof_contents_path('{"Índice", "Capítulo I", "Artículo 1"}') AS deeper_in_a_document,
        dof_listing(E'* uno\n* dos\n* tres') AS listing, dof_listing('Un párrafo de prosa que no es una lista de nada.') AS prose,
        dof_paged_listing(E'Nombre: ..........\nDomicilio: ..........\nFirma: ..........') AS a_form,
-       dof_paged_listing(E'| Programa de vigilancia epidemiológica en animales terrestres | 1,903,364.00 | Proyecto | 1 |\n| Programa de vigilancia epidemiológica fitosanitaria del estado | 2,849,477.00 | Proyecto | 1 |') AS a_table_of_figures;
+       dof_paged_listing(E'| Programa de vigilancia epidemiológica en animales terrestres | 1,903,364.00 | Proyecto | 1 |\n| Programa de vigilancia epidemiológica fitosanitaria del estado | 2,849,477.00 | Proyecto | 1 |') AS a_table_of_figures,
+       dof_paged_listing(E'| Trámite | Plazo en días |\n|---|---|\n| Presentación de la solicitud ante la oficina de trámite | 5 |\n| Evaluación de la solicitud por la comisión técnica | 10 |\n| Emisión de la resolución que pone fin al procedimiento | 15 |') AS a_table_of_steps;
 
 -- a Peruvian law as SPIJ publishes it opens with an outline of its articles under a bold
 -- ÍNDICE, which is no heading: the outline's chunk is a table of contents by its text alone
