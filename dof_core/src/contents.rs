@@ -96,8 +96,8 @@ pub fn is_listing(content: &str) -> bool {
 /// of titles and pages, so the chunks of the index sit under the ministries; a form's blank
 /// fields (`Nombre: ..........`) and a table's figures are no titles.
 pub fn is_paged_listing(content: &str) -> bool {
-    // each entry's words when it is a title, None when it is not
-    let mut entries: Vec<Option<usize>> = Vec::new();
+    // the entries read, the titles among them and the titles' words
+    let (mut entries, mut titles, mut words) = (0, 0, 0);
     // the words of the lines read since the last entry ended: a title wrapped over them
     // ends at the line with its leaders; a blank line, a heading or a table ends any
     let mut wrapped = None;
@@ -108,7 +108,7 @@ pub fn is_paged_listing(content: &str) -> bool {
     for line in content.lines().map(str::trim) {
         let row = line.starts_with('|');
         if line.is_empty() || line.starts_with('#') || row {
-            entries.extend(wrapped.take().map(|_| None));
+            entries += usize::from(wrapped.take().is_some());
         }
         if !row {
             (names_columns, named_columns) = (false, false);
@@ -126,26 +126,26 @@ pub fn is_paged_listing(content: &str) -> bool {
             if cells.iter().skip(1).all(|cell| cell.is_empty()) {
                 continue;
             }
-            entries.push(match paged_row(&cells) {
+            entries += 1;
+            match paged_row(&cells) {
                 // the pages of an index's rows run in order; a table's figures need not
                 Some((title, page)) if page >= last_page && !named_columns => {
                     last_page = page;
-                    Some(title.split_whitespace().count())
+                    titles += 1;
+                    words += title.split_whitespace().count();
                 }
-                _ => {
-                    names_columns = true;
-                    None
-                }
-            });
+                _ => names_columns = true,
+            }
         } else if let Some(title) = before_leaders(line) {
-            entries.push(Some(wrapped.take().unwrap_or(0) + title.split_whitespace().count()));
+            entries += 1;
+            titles += 1;
+            words += wrapped.take().unwrap_or(0) + title.split_whitespace().count();
         } else {
             wrapped = Some(wrapped.unwrap_or(0) + line.split_whitespace().count());
         }
     }
-    entries.extend(wrapped.map(|_| None));
-    let titles: Vec<usize> = entries.iter().flatten().copied().collect();
-    !titles.is_empty() && titles.len() * 4 >= entries.len() * 3 && titles.iter().sum::<usize>() >= titles.len() * 5
+    entries += usize::from(wrapped.is_some());
+    titles > 0 && titles * 4 >= entries * 3 && words >= titles * 5
 }
 
 /// Whether a chunk's text is a law's outline, a table of contents whatever heading it sits
@@ -286,7 +286,10 @@ fn paged_row<'a>(cells: &[&'a str]) -> Option<(&'a str, u32)> {
     let (page, between) = rest.split_last()?;
     let paged = (1..=4).contains(&page.len()) && page.chars().all(|c| c.is_ascii_digit());
     let titled = !title.is_empty() && between.iter().all(|cell| cell.is_empty());
-    (paged && titled).then(|| (*title, page.parse().unwrap_or(u32::MAX)))
+    if !(paged && titled) {
+        return None;
+    }
+    Some((*title, page.parse().ok()?))
 }
 
 fn is_listing_line(line: &str) -> bool {
