@@ -408,8 +408,10 @@ BEGIN
     END IF;
     -- YAML front matter is the document's data: its fields go into metadata (over the
     -- metadata given: they are the document's own word, and a new body replaces its old
-    -- values), its title into title unless one is given; the chunker leaves it out
-    IF starts_with(NEW.body, '---') THEN
+    -- values), its title into title unless one is given; the chunker leaves it out. A
+    -- file saved on Windows may start with a byte order mark before it (dof_front_matter
+    -- reads past one)
+    IF starts_with(NEW.body, '---') OR starts_with(NEW.body, E'\uFEFF---') THEN
         front := dof_front_matter(NEW.body);
         IF front IS NOT NULL THEN
             NEW.metadata := coalesce(NEW.metadata, '{}') || front;
@@ -422,7 +424,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document (a restored one keeps its stored pattern) and makes its YAML front matter its metadata and title';
-COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
+COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start, after a byte order mark if there is one) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
 
 -- A search's words are read by dof_query_words (a hyphen, a slash or a dot inside an
 -- identifier separates words), the query's own tsvector (dof_query_vector) too. A dash

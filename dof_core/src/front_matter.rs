@@ -8,6 +8,9 @@
 //! Front matter scraped from web pages holds HTML character references (the legalize-pe
 //! titles: `Pol&iacute;tica`, `N&ordm;`): its text values are decoded, so a title reads as
 //! it is written; the body is not (offsets point into it as stored).
+//! A byte order mark before it (U+FEFF: Windows editors write one at the start of a UTF-8
+//! file, and `pg_read_file` or COPY keeps it) is not text either: the block after it is
+//! front matter, and the chunker leaves the mark out as it leaves the block out.
 
 use std::ops::Range;
 
@@ -17,10 +20,14 @@ use serde_json::{Map, Value};
 /// with a thematic break `---` and has another one far below is not front matter).
 pub const MAX_BYTES: usize = 64 * 1024;
 
+/// The byte order mark: what [`span`] leaves out when a document starts with it.
+const BYTE_ORDER_MARK: char = '\u{feff}';
+
 /// A document's front matter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrontMatter {
-    /// Bytes of the block, its fences and the line break after the closing one included.
+    /// Bytes of the block, its fences and the line break after the closing one included
+    /// (and a byte order mark before it).
     pub span: Range<usize>,
     /// Its fields, as JSON (dates and numbers as YAML reads them; keys as strings).
     pub fields: Map<String, Value>,
@@ -36,12 +43,22 @@ pub enum Parsed {
     Malformed(String),
 }
 
+/// The bytes of a byte order mark at the start of `text`: 0 or 3.
+fn mark_len(text: &str) -> usize {
+    if text.starts_with(BYTE_ORDER_MARK) {
+        BYTE_ORDER_MARK.len_utf8()
+    } else {
+        0
+    }
+}
+
 /// The fenced block at the start of `text`, unparsed: the bytes of the whole block and of
-/// the YAML inside. The opening fence is the first line, exactly `---`; the closing one the
-/// next line that is `---` or `...` (trailing blanks allowed), within [`MAX_BYTES`].
+/// the YAML inside. The opening fence is the first line (after a byte order mark), exactly
+/// `---`; the closing one the next line that is `---` or `...` (trailing blanks allowed),
+/// within [`MAX_BYTES`].
 fn fenced(text: &str) -> Option<(Range<usize>, Range<usize>)> {
     let first_end = text.find('\n')?;
-    if text[..first_end].trim_end() != "---" {
+    if text[mark_len(text)..first_end].trim_end() != "---" {
         return None;
     }
     let yaml_start = first_end + 1;
@@ -73,13 +90,13 @@ pub fn parse(text: &str) -> Parsed {
     }
 }
 
-/// The bytes at the start of `text` that are front matter (none when there is none, or it
-/// is malformed): what the chunker leaves out and the invariant checker counts as
-/// accounted for.
+/// The bytes at the start of `text` that are not its markdown: a byte order mark and the
+/// front matter (only the mark when there is none, or it is malformed; none without
+/// either): what the chunker leaves out and the invariant checker counts as accounted for.
 pub fn span(text: &str) -> Range<usize> {
     match parse(text) {
         Parsed::FrontMatter(front) => front.span,
-        _ => 0..0,
+        _ => 0..mark_len(text),
     }
 }
 
@@ -147,6 +164,22 @@ mod tests {
         assert!(matches!(parse("---\r\na: 1\r\n---\r\nTexto"), Parsed::FrontMatter(f) if f.fields["a"] == 1));
         // a closing fence at the end of the text, without a line break
         assert!(matches!(parse("---\na: 1\n---"), Parsed::FrontMatter(f) if f.span == (0..12)));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_text() {
+        let marked = format!("\u{feff}{LAW}");
+        let Parsed::FrontMatter(front) = parse(&marked) else { panic!("{:?}", parse(&marked)) };
+        assert_eq!(front.fields["identifier"], "DS-092-2002-EF");
+        assert_eq!(front.span.start, 0);
+        assert_eq!(&marked[span(&marked).end..], "# Aprueban\n\nTexto.\n");
+        // without front matter, or with a malformed block, only the mark is left out
+        assert_eq!(span("\u{feff}# Título\n\nTexto."), 0..3);
+        assert_eq!(span("\u{feff}---\ntitle: [sin cerrar\n---\n"), 0..3);
+        assert!(matches!(parse("\u{feff}---\ntitle: [sin cerrar\n---\n"), Parsed::Malformed(_)));
+        // a mark anywhere else is the text's
+        assert_eq!(parse("\n\u{feff}---\na: 1\n---\n"), Parsed::None);
+        assert_eq!(span("# T\u{feff}"), 0..0);
     }
 
     #[test]

@@ -369,3 +369,20 @@ fn front_matter_is_in_no_chunk_and_a_malformed_one_stays_text() {
     missing.clear();
     assert!(invariants::check(law, &missing, 800, tokenizer).unwrap_err().contains("is in no chunk"));
 }
+
+#[test]
+fn a_byte_order_mark_is_in_no_chunk_and_hides_no_heading() {
+    // a UTF-8 file saved on Windows, read with pg_read_file: the mark, then the front matter
+    let law = "\u{feff}---\ntitle: Aprueban Convenio\n---\n# Aprueban Convenio\n\nEl presidente decreta.\n";
+    let Some((chunks, _)) = chunk(law, None, 800) else {
+        return;
+    };
+    assert_eq!(chunks.len(), 1);
+    assert_eq!(chunks[0].content, "# Aprueban Convenio\n\nEl presidente decreta.");
+    assert_eq!(chunks[0].heading_path, vec!["Aprueban Convenio".to_string()]);
+    assert_eq!(chunks[0].char_start, law.chars().position(|c| c == '#').unwrap(), "offsets count the mark");
+    // without front matter the first line is still a heading
+    let notice = "\u{feff}# Aviso\n\nTexto del aviso.\n";
+    let (chunks, _) = chunk(notice, None, 800).unwrap();
+    assert_eq!((chunks[0].char_start, chunks[0].heading_path.clone()), (1, vec!["Aviso".to_string()]));
+}

@@ -124,3 +124,11 @@ INSERT INTO dof_documents (collection, source_id, body) VALUES
  ('identificadores', 'roto', E'---\ntitle: [sin cerrar\n---\n# Texto\n\nUn párrafo.');
 SELECT title, metadata, (SELECT c.content FROM dof_chunks c WHERE c.document_id = d.id ORDER BY c.chunk_index LIMIT 1) LIKE '---%' AS block_is_text
 FROM dof_documents d WHERE source_id = 'roto';
+-- a byte order mark before it (a file saved on Windows, read with pg_read_file) hides
+-- neither the front matter nor the first heading, and no chunk holds it
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('identificadores', 'con-bom', E'\ufeff---\ntitle: Ley con marca\nstatus: in_force\n---\n# Ley con marca\n\nArtículo 1. Texto.'),
+ ('identificadores', 'con-bom-sin-yaml', E'\ufeff# Aviso con marca\n\nTexto del aviso.');
+SELECT d.source_id, d.title, d.metadata, c.heading_path, c.content, c.char_start,
+       substr(d.body, c.char_start + 1, c.char_end - c.char_start) = c.content AS offsets_point_at_content
+FROM dof_documents d JOIN dof_chunks c ON c.document_id = d.id WHERE d.source_id LIKE 'con-bom%' ORDER BY 1, c.chunk_index;
