@@ -1,9 +1,10 @@
 //! The files a load reads: walked in name order under each path given, filtered by format,
-//! each read whole and checked (size, empty, UTF-8) before anything is sent. A problem is a
-//! per-file failure with a reason; the run goes on.
+//! each read whole and checked (size, empty, its encoding) before anything is sent. A
+//! problem is a per-file failure with a reason; the run goes on.
 
 use std::path::{Path, PathBuf};
 
+use encoding_rs::Encoding;
 use sha2::{Digest, Sha256};
 
 use crate::convert::{self, Part};
@@ -98,9 +99,45 @@ fn takes(path: &Path, format: Format) -> bool {
     }
 }
 
+/// `--encoding`'s value: an encoding by any label of the WHATWG Encoding Standard
+/// (`utf-8`, `windows-1252`, `latin1`, `iso-8859-15`, `utf-16le`...).
+pub fn encoding(label: &str) -> Result<&'static Encoding, String> {
+    match Encoding::for_label(label.trim().as_bytes()) {
+        // the labels of encodings that decode nothing (ISO-2022-KR...) name this one
+        Some(encoding) if encoding != encoding_rs::REPLACEMENT => Ok(encoding),
+        _ => Err(format!("unknown encoding {label:?}: utf-8, windows-1252 (latin1), iso-8859-15, utf-16le, utf-16be... (WHATWG labels)")),
+    }
+}
+
+/// A file's text. A file that starts with a byte order mark is in the encoding the mark
+/// names (a Windows "Unicode" file is UTF-16 with one), and the mark is no text (left in, it
+/// hides the first line's heading). Else a file is UTF-8 when its bytes are, and in
+/// `encoding` when they are not: a Latin-1 file almost never reads as UTF-8, so one folder
+/// may hold both, and a UTF-8 file is not read as Latin-1 by mistake. An encoding that is
+/// not ASCII-compatible (UTF-16 without a mark) is taken as given. Bytes that are not the
+/// encoding fail the file, naming the first one: nothing is replaced.
+fn decode(bytes: &[u8], encoding: &'static Encoding) -> Result<String, String> {
+    let (encoding, mark) = match Encoding::for_bom(bytes) {
+        Some((marked, mark)) => (marked, mark),
+        None if encoding.is_ascii_compatible() && std::str::from_utf8(bytes).is_ok() => (encoding_rs::UTF_8, 0),
+        None => (encoding, 0),
+    };
+    if encoding == encoding_rs::UTF_8 {
+        return String::from_utf8(bytes[mark..].to_vec()).map_err(|error| {
+            let offset = error.utf8_error().valid_up_to() + mark;
+            format!("not UTF-8 (invalid byte at offset {offset}); Spanish text saved as Latin-1 or Windows-1252 loads with --encoding windows-1252")
+        });
+    }
+    match encoding.decode_without_bom_handling_and_without_replacement(&bytes[mark..]) {
+        Some(text) => Ok(text.into_owned()),
+        None => Err(format!("not {} (a byte sequence it does not encode)", encoding.name())),
+    }
+}
+
 /// Reads, checks and converts one file. Only regular files are read (a link is followed):
-/// a device (`/dev/zero`) or a FIFO would be read forever or block the load.
-pub fn read(path: &Path, max_bytes: u64, format: Format) -> Read {
+/// a device (`/dev/zero`) or a FIFO would be read forever or block the load. An EPUB's
+/// entries are UTF-8, as the format requires; every other file is read in `encoding`.
+pub fn read(path: &Path, max_bytes: u64, format: Format, encoding: &'static Encoding) -> Read {
     match std::fs::metadata(path) {
         Err(error) => return Read::Failed(format!("cannot read: {error}")),
         Ok(meta) if !meta.is_file() => return Read::Failed("not a regular file (a device, FIFO or socket): skipped".into()),
@@ -129,10 +166,9 @@ pub fn read(path: &Path, max_bytes: u64, format: Format) -> Read {
             Err(reason) => Read::Failed(reason),
         };
     }
-    let text = match String::from_utf8(bytes) {
-        // a byte order mark is no text: left in, it hides the first line's heading
-        Ok(text) => text.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(text),
-        Err(error) => return Read::Failed(format!("not UTF-8 (invalid byte at offset {})", error.utf8_error().valid_up_to())),
+    let text = match decode(&bytes, encoding) {
+        Ok(text) => text,
+        Err(reason) => return Read::Failed(reason),
     };
     if text.contains('\0') {
         return Read::Failed("holds NUL bytes (a binary file?)".into());
@@ -173,12 +209,36 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("dof-special-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::os::unix::fs::symlink("/dev/zero", dir.join("zero.md")).unwrap();
-        assert!(matches!(read(&dir.join("zero.md"), 1 << 20, Format::Auto), Read::Failed(r) if r.contains("not a regular file")));
+        assert!(
+            matches!(read(&dir.join("zero.md"), 1 << 20, Format::Auto, encoding_rs::UTF_8), Read::Failed(r) if r.contains("not a regular file"))
+        );
         std::fs::write(dir.join("bom.md"), "\u{feff}# Título\n\nTexto.").unwrap();
-        match read(&dir.join("bom.md"), 1 << 20, Format::Auto) {
+        match read(&dir.join("bom.md"), 1 << 20, Format::Auto, encoding_rs::UTF_8) {
             Read::Ok { parts, .. } => assert!(parts[0].markdown.starts_with("# Título"), "{:?}", parts[0].markdown),
             Read::Failed(reason) => panic!("{reason}"),
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_is_read_in_the_encoding_given_or_its_mark_names() {
+        let windows = encoding("latin1").unwrap();
+        assert_eq!(windows, encoding_rs::WINDOWS_1252);
+        let latin1 = b"# Resoluci\xf3n\n\nEl art\xedculo 5o. se\xf1ala \x93reglas\x94.";
+        // UTF-8 by default: the file fails, naming the byte and the option
+        let refused = decode(latin1, encoding_rs::UTF_8).unwrap_err();
+        assert!(refused.contains("offset 10") && refused.contains("--encoding windows-1252"), "{refused}");
+        assert_eq!(decode(latin1, windows).unwrap(), "# Resolución\n\nEl artículo 5o. señala “reglas”.");
+        // a UTF-8 file beside it is still UTF-8, not read as Windows-1252 ("ResoluciÃ³n")
+        assert_eq!(decode("# Resolución".as_bytes(), windows).unwrap(), "# Resolución");
+        // a byte order mark names the encoding whatever was given, and is no text
+        let utf16: Vec<u8> = [0xFF, 0xFE].into_iter().chain("# Título\n".encode_utf16().flat_map(u16::to_le_bytes)).collect();
+        assert_eq!(decode(&utf16, encoding_rs::UTF_8).unwrap(), "# Título\n");
+        assert_eq!(decode("\u{feff}# Título".as_bytes(), windows).unwrap(), "# Título");
+        // the offset counts the mark; an unpaired surrogate is no UTF-16
+        assert!(decode(b"\xef\xbb\xbfab\xff", encoding_rs::UTF_8).unwrap_err().contains("offset 5"));
+        assert!(decode(&[0xFF, 0xFE, 0x00, 0xD8, 0x41, 0x00], windows).unwrap_err().starts_with("not UTF-16LE"));
+        assert!(encoding("klingon").unwrap_err().contains("unknown encoding"));
+        assert!(encoding("iso-2022-kr").is_err(), "a label of the replacement encoding decodes nothing");
     }
 }

@@ -56,6 +56,12 @@ struct LoadArgs {
     path_metadata: Option<String>,
     #[arg(long, value_enum, default_value = "auto")]
     format: Format,
+    /// The encoding of files that are not UTF-8: windows-1252 (latin1) for Spanish text saved
+    /// by older Windows tools, or any WHATWG label. UTF-8 files still read as UTF-8; a file
+    /// that starts with a byte order mark is read in the encoding it names (UTF-16 from
+    /// Windows' "Unicode"); an EPUB is UTF-8
+    #[arg(long, default_value = "utf-8", value_parser = files::encoding)]
+    encoding: &'static encoding_rs::Encoding,
     /// Documents per batch (a batch is one transaction)
     #[arg(long, default_value_t = 50)]
     batch_size: usize,
@@ -196,7 +202,7 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
             summary.failed.push((file.source_id.clone(), problem.clone()));
             continue;
         }
-        match files::read(&file.path, args.max_file_mb * 1024 * 1024, args.format) {
+        match files::read(&file.path, args.max_file_mb * 1024 * 1024, args.format, args.encoding) {
             Read::Failed(reason) => summary.failed.push((file.source_id.clone(), reason)),
             Read::Ok { parts, bytes } => {
                 summary.bytes += bytes;
@@ -379,7 +385,7 @@ fn dry_run(args: &LoadArgs, found: Vec<(files::Found, Option<String>)>) -> Summa
     for (file, problem) in found {
         let read = match problem {
             Some(problem) => Read::Failed(problem),
-            None => files::read(&file.path, args.max_file_mb * 1024 * 1024, args.format),
+            None => files::read(&file.path, args.max_file_mb * 1024 * 1024, args.format, args.encoding),
         };
         match read {
             Read::Failed(reason) => summary.failed.push((file.source_id, reason)),

@@ -92,6 +92,25 @@ for pair in "vacio.md: empty file" "latin1.md: not UTF-8" "binario.md: holds NUL
   check "$(echo "$out" | grep -c "^failed: $pair")" "1" "reason given: $pair"
 done
 
+# a Latin-1 file fails by default, naming the option, and loads with --encoding; a UTF-8
+# file beside it stays UTF-8, and a UTF-16 file with a byte order mark reads either way
+enc="$(mktemp -d)"
+printf '# Resoluci\xf3n\n\nEl art\xedculo 5o. se\xf1ala las reglas del a\xf1o.\n' > "$enc/latin1.md"
+printf '# Resolución\n\nTexto en UTF-8.\n' > "$enc/utf8.md"
+python3 -c 'import sys; open(sys.argv[1], "wb").write("# Resolución\n\nTexto en UTF-16.\n".encode("utf-16"))' "$enc/utf16.md"
+q -c "INSERT INTO dof_collections (name) VALUES ('codificacion')"
+out=$("$dof" load "$enc" --collection codificacion 2>/dev/null); status=$?
+check "$status:$(echo "$out" | grep -c '^failed: latin1.md: not UTF-8 (invalid byte at offset 10); .*--encoding windows-1252')" "1:1" \
+  "a Latin-1 file fails by default, naming the byte and --encoding"
+out=$("$dof" load "$enc" --collection codificacion --encoding latin1 2>/dev/null); status=$?
+check "$status" "0" "--encoding latin1 loads it"
+check "$(q -c "SELECT string_agg(source_id || '=' || (body LIKE '# Resolución%' AND body NOT LIKE '%Ã%')::text, ',' ORDER BY source_id)
+               FROM dof_documents WHERE collection = 'codificacion'")" "latin1.md=true,utf16.md=true,utf8.md=true" "each file read in its encoding"
+check "$(q -c "SELECT string_agg(d.source_id, ',') FROM dof_text_search('articulo senala', 5, 'codificacion') t
+               JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id")" "latin1.md" "its words are found"
+check "$("$dof" load "$enc" --collection codificacion --encoding klingon >/dev/null 2>&1; echo $?)" "2" "an unknown encoding is refused"
+rm -rf "$enc"
+
 # a changed file is updated; the password is never printed
 printf '# Aviso\n\nTexto corregido.\n' > "$bad/bueno.md"
 out=$("$dof" load "$bad/bueno.md" --collection malos --connection "host=$PGHOST port=$PGPORT user=postgres dbname=pg_dof_loader password=s3cr3t-pw" 2>&1)
