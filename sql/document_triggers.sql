@@ -10,6 +10,12 @@ BEGIN
     IF TG_OP = 'INSERT' AND NEW.pattern IS NOT NULL AND dof_restoring() THEN
         RETURN NEW;
     END IF;
+    -- a document is indexed from its text: a blank body would be a row no search can find
+    -- (dof load refuses an empty file too); a restored one is kept as it was stored
+    IF NEW.body !~ '\S' THEN
+        RAISE EXCEPTION 'document "%" has an empty body', NEW.source_id USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'a document is indexed from its body''s text: give it one (DELETE the row to remove the document)';
+    END IF;
     NEW.pattern := dof_classify(NEW.body);
     IF TG_OP = 'UPDATE' THEN
         NEW.updated_at := now();
@@ -81,7 +87,7 @@ $$;
 CREATE TRIGGER dof_collections_after AFTER UPDATE OF text_search_config ON dof_collections
     FOR EACH ROW WHEN (OLD.text_search_config IS DISTINCT FROM NEW.text_search_config)
     EXECUTE FUNCTION dof_collections_after();
-COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document (a restored one keeps its stored pattern) and makes its YAML front matter its metadata and title';
+COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
 COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start, after a byte order mark if there is one) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
 COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection (not during a restore: see dof_restoring)';
 COMMENT ON FUNCTION dof_collections_after() IS 'Trigger: a collection''s new text_search_config rebuilds its chunks'' tsvectors';

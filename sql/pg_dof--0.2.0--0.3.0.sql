@@ -402,6 +402,12 @@ BEGIN
     IF TG_OP = 'INSERT' AND NEW.pattern IS NOT NULL AND dof_restoring() THEN
         RETURN NEW;
     END IF;
+    -- a document is indexed from its text: a blank body would be a row no search can find
+    -- (dof load refuses an empty file too); a restored one is kept as it was stored
+    IF NEW.body !~ '\S' THEN
+        RAISE EXCEPTION 'document "%" has an empty body', NEW.source_id USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'a document is indexed from its body''s text: give it one (DELETE the row to remove the document)';
+    END IF;
     NEW.pattern := dof_classify(NEW.body);
     IF TG_OP = 'UPDATE' THEN
         NEW.updated_at := now();
@@ -423,7 +429,7 @@ BEGIN
     RETURN NEW;
 END
 $$;
-COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: classifies the document (a restored one keeps its stored pattern) and makes its YAML front matter its metadata and title';
+COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
 COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start, after a byte order mark if there is one) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
 
 -- A search's words are read by dof_query_words (a hyphen, a slash or a dot inside an
@@ -1074,7 +1080,9 @@ BEGIN
     IF FOUND AND existing.body = doc.body AND existing.metadata = doc.metadata AND existing.title IS NOT DISTINCT FROM doc.title THEN
         RETURN 'unchanged';
     END IF;
-    IF jsonb_array_length(coalesce(chunks, '[]')) = 0 THEN
+    -- a blank body (stored before 0.3.0 refused one) has no chunks to send: it moves as
+    -- stored, as pg_restore keeps it, and is not refused on its way
+    IF jsonb_array_length(coalesce(chunks, '[]')) = 0 AND doc.body ~ '\S' THEN
         PERFORM dof_put_document(collection, source_id, doc.title, doc.body, doc.metadata);
         RETURN 'indexed';
     END IF;

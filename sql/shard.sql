@@ -225,7 +225,9 @@ BEGIN
     IF FOUND AND existing.body = doc.body AND existing.metadata = doc.metadata AND existing.title IS NOT DISTINCT FROM doc.title THEN
         RETURN 'unchanged';
     END IF;
-    IF jsonb_array_length(coalesce(chunks, '[]')) = 0 THEN
+    -- a blank body (stored before 0.3.0 refused one) has no chunks to send: it moves as
+    -- stored, as pg_restore keeps it, and is not refused on its way
+    IF jsonb_array_length(coalesce(chunks, '[]')) = 0 AND doc.body ~ '\S' THEN
         PERFORM dof_put_document(collection, source_id, doc.title, doc.body, doc.metadata);
         RETURN 'indexed';
     END IF;

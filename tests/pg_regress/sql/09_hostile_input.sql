@@ -37,6 +37,16 @@ CALL dof_process_queue(0);
 CALL dof_process_queue(-1);
 CALL dof_process_queue(10, -1);
 
+-- a blank body is refused, by INSERT, UPDATE and dof_put_document, and nothing stored changes
+INSERT INTO dof_documents (source_id, body) VALUES ('vacio', '');
+INSERT INTO dof_documents (source_id, body) VALUES ('blancos', E' \n\t\n');
+SELECT * FROM dof_put_document('default', 'vacio', NULL, E'\n');
+INSERT INTO dof_documents (source_id, body) VALUES ('lleno', 'Un aviso.');
+UPDATE dof_documents SET body = '  ' WHERE source_id = 'lleno';
+SELECT source_id, body, (SELECT count(*) FROM dof_chunks c WHERE c.document_id = d.id) AS chunks
+FROM dof_documents d WHERE source_id IN ('vacio', 'blancos', 'lleno');
+DELETE FROM dof_documents WHERE source_id = 'lleno';
+
 -- headings inside fenced code are code: not an h2_compound
 SELECT dof_classify(E'```markdown\n' || repeat(E'## no es título\n', 600) || E'```\n') AS fenced_headings;
 

@@ -24,6 +24,12 @@ SELECT action FROM dof_put_document('s', 'c', NULL, E'---\ntitle: Ley C\nrank: l
 SELECT action FROM dof_put_document('s', 'c', NULL, E'---\ntitle: Ley C\nrank: ley\n---\n# Ley C\n\nArtículo 1. Texto.', '{"otra": "y"}');
 SELECT title, metadata FROM dof_documents WHERE source_id = 'c';
 DELETE FROM dof_documents WHERE source_id = 'c';
+-- a blank body is refused, but one stored before 0.3.0 refused it still moves between
+-- shards (no chunks: stored as it was, not through dof_put_document)
+SELECT action FROM dof_put_document('s', 'en-blanco', NULL, ' ');
+SELECT dof_shard_import('s', 'en-blanco', jsonb_build_object('body', ' ', 'pattern', 'small', 'metadata', '{"de": "0.2.0"}'::jsonb, 'created_at', now(), 'updated_at', now()), '[]');
+SELECT source_id, body, metadata, pattern FROM dof_documents WHERE source_id = 'en-blanco';
+DELETE FROM dof_documents WHERE source_id = 'en-blanco';
 -- a role that may only read documents sees their hashes (rows row-level security shows it)
 -- and cannot store one: dof_put_document runs with the caller's privileges
 CREATE ROLE dof_put_reader;
