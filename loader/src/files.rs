@@ -116,18 +116,28 @@ pub fn encoding(label: &str) -> Result<&'static Encoding, String> {
 /// may hold both, and a UTF-8 file is not read as Latin-1 by mistake. An encoding that is
 /// not ASCII-compatible (UTF-16 without a mark) is taken as given. Bytes that are not the
 /// encoding fail the file, naming the first one: nothing is replaced.
-fn decode(bytes: &[u8], encoding: &'static Encoding) -> Result<String, String> {
-    let (encoding, mark) = match Encoding::for_bom(bytes) {
-        Some((marked, mark)) => (marked, mark),
-        None if encoding.is_ascii_compatible() && std::str::from_utf8(bytes).is_ok() => (encoding_rs::UTF_8, 0),
-        None => (encoding, 0),
+fn decode(bytes: Vec<u8>, encoding: &'static Encoding) -> Result<String, String> {
+    let marked = Encoding::for_bom(&bytes);
+    // UTF-8 is tried first, once, on the bytes as read (a mark, if any, stripped after)
+    let utf8_first = marked.map_or(encoding.is_ascii_compatible(), |(named, _)| named == encoding_rs::UTF_8);
+    let bytes = if utf8_first {
+        match String::from_utf8(bytes) {
+            Ok(mut text) => {
+                text.replace_range(..marked.map_or(0, |(_, mark)| mark), "");
+                return Ok(text);
+            }
+            Err(error) if marked.is_some() || encoding == encoding_rs::UTF_8 => {
+                let offset = error.utf8_error().valid_up_to();
+                return Err(format!(
+                    "not UTF-8 (invalid byte at offset {offset}); Spanish text saved as Latin-1 or Windows-1252 loads with --encoding windows-1252"
+                ));
+            }
+            Err(error) => error.into_bytes(),
+        }
+    } else {
+        bytes
     };
-    if encoding == encoding_rs::UTF_8 {
-        return String::from_utf8(bytes[mark..].to_vec()).map_err(|error| {
-            let offset = error.utf8_error().valid_up_to() + mark;
-            format!("not UTF-8 (invalid byte at offset {offset}); Spanish text saved as Latin-1 or Windows-1252 loads with --encoding windows-1252")
-        });
-    }
+    let (encoding, mark) = marked.unwrap_or((encoding, 0));
     match encoding.decode_without_bom_handling_and_without_replacement(&bytes[mark..]) {
         Some(text) => Ok(text.into_owned()),
         None => Err(format!("not {} (a byte sequence it does not encode)", encoding.name())),
@@ -166,7 +176,7 @@ pub fn read(path: &Path, max_bytes: u64, format: Format, encoding: &'static Enco
             Err(reason) => Read::Failed(reason),
         };
     }
-    let text = match decode(&bytes, encoding) {
+    let text = match decode(bytes, encoding) {
         Ok(text) => text,
         Err(reason) => return Read::Failed(reason),
     };
@@ -226,18 +236,18 @@ mod tests {
         assert_eq!(windows, encoding_rs::WINDOWS_1252);
         let latin1 = b"# Resoluci\xf3n\n\nEl art\xedculo 5o. se\xf1ala \x93reglas\x94.";
         // UTF-8 by default: the file fails, naming the byte and the option
-        let refused = decode(latin1, encoding_rs::UTF_8).unwrap_err();
+        let refused = decode(latin1.to_vec(), encoding_rs::UTF_8).unwrap_err();
         assert!(refused.contains("offset 10") && refused.contains("--encoding windows-1252"), "{refused}");
-        assert_eq!(decode(latin1, windows).unwrap(), "# Resolución\n\nEl artículo 5o. señala “reglas”.");
+        assert_eq!(decode(latin1.to_vec(), windows).unwrap(), "# Resolución\n\nEl artículo 5o. señala “reglas”.");
         // a UTF-8 file beside it is still UTF-8, not read as Windows-1252 ("ResoluciÃ³n")
-        assert_eq!(decode("# Resolución".as_bytes(), windows).unwrap(), "# Resolución");
+        assert_eq!(decode("# Resolución".into(), windows).unwrap(), "# Resolución");
         // a byte order mark names the encoding whatever was given, and is no text
         let utf16: Vec<u8> = [0xFF, 0xFE].into_iter().chain("# Título\n".encode_utf16().flat_map(u16::to_le_bytes)).collect();
-        assert_eq!(decode(&utf16, encoding_rs::UTF_8).unwrap(), "# Título\n");
-        assert_eq!(decode("\u{feff}# Título".as_bytes(), windows).unwrap(), "# Título");
+        assert_eq!(decode(utf16, encoding_rs::UTF_8).unwrap(), "# Título\n");
+        assert_eq!(decode("\u{feff}# Título".into(), windows).unwrap(), "# Título");
         // the offset counts the mark; an unpaired surrogate is no UTF-16
-        assert!(decode(b"\xef\xbb\xbfab\xff", encoding_rs::UTF_8).unwrap_err().contains("offset 5"));
-        assert!(decode(&[0xFF, 0xFE, 0x00, 0xD8, 0x41, 0x00], windows).unwrap_err().starts_with("not UTF-16LE"));
+        assert!(decode(b"\xef\xbb\xbfab\xff".to_vec(), encoding_rs::UTF_8).unwrap_err().contains("offset 5"));
+        assert!(decode(vec![0xFF, 0xFE, 0x00, 0xD8, 0x41, 0x00], windows).unwrap_err().starts_with("not UTF-16LE"));
         assert!(encoding("klingon").unwrap_err().contains("unknown encoding"));
         assert!(encoding("iso-2022-kr").is_err(), "a label of the replacement encoding decodes nothing");
     }
