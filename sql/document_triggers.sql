@@ -10,11 +10,12 @@ BEGIN
     IF TG_OP = 'INSERT' AND NEW.pattern IS NOT NULL AND dof_restoring() THEN
         RETURN NEW;
     END IF;
-    -- a document is indexed from its text: a blank body would be a row no search can find
-    -- (dof load refuses an empty file too); a restored one is kept as it was stored
-    IF NEW.body !~ '\S' THEN
+    -- a document is indexed from its text: a body with none (blank, or front matter only)
+    -- would be a row no search can find (dof load refuses such a file by the same rule); a
+    -- restored one is kept as it was stored
+    IF dof_blank_body(NEW.body) THEN
         RAISE EXCEPTION 'document "%" has an empty body', NEW.source_id USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'a document is indexed from its body''s text: give it one (DELETE the row to remove the document)';
+            HINT = 'a document is indexed from its body''s text, what follows any front matter: give it some (DELETE the row to remove the document)';
     END IF;
     NEW.pattern := dof_classify(NEW.body);
     IF TG_OP = 'UPDATE' THEN
@@ -88,6 +89,7 @@ CREATE TRIGGER dof_collections_after AFTER UPDATE OF text_search_config ON dof_c
     FOR EACH ROW WHEN (OLD.text_search_config IS DISTINCT FROM NEW.text_search_config)
     EXECUTE FUNCTION dof_collections_after();
 COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
+COMMENT ON FUNCTION dof_blank_body(text) IS 'True when a body holds nothing to index: only whitespace after its byte order mark and YAML front matter (such a body gives no chunk; the trigger refuses it)';
 COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start, after a byte order mark if there is one) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
 COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection (not during a restore: see dof_restoring)';
 COMMENT ON FUNCTION dof_collections_after() IS 'Trigger: a collection''s new text_search_config rebuilds its chunks'' tsvectors';

@@ -394,6 +394,10 @@ END;
 -- (dof_requeue).
 CREATE FUNCTION "dof_front_matter"("body" TEXT) RETURNS jsonb
 IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_front_matter_wrapper';
+-- A body with nothing to index (blank, or front matter only) is refused: one rule
+-- (dof_blank_body) for the trigger, dof_shard_import and dof load.
+CREATE FUNCTION "dof_blank_body"("body" TEXT) RETURNS bool
+IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_blank_body_wrapper';
 CREATE OR REPLACE FUNCTION dof_documents_before() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
@@ -402,11 +406,12 @@ BEGIN
     IF TG_OP = 'INSERT' AND NEW.pattern IS NOT NULL AND dof_restoring() THEN
         RETURN NEW;
     END IF;
-    -- a document is indexed from its text: a blank body would be a row no search can find
-    -- (dof load refuses an empty file too); a restored one is kept as it was stored
-    IF NEW.body !~ '\S' THEN
+    -- a document is indexed from its text: a body with none (blank, or front matter only)
+    -- would be a row no search can find (dof load refuses such a file by the same rule); a
+    -- restored one is kept as it was stored
+    IF dof_blank_body(NEW.body) THEN
         RAISE EXCEPTION 'document "%" has an empty body', NEW.source_id USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'a document is indexed from its body''s text: give it one (DELETE the row to remove the document)';
+            HINT = 'a document is indexed from its body''s text, what follows any front matter: give it some (DELETE the row to remove the document)';
     END IF;
     NEW.pattern := dof_classify(NEW.body);
     IF TG_OP = 'UPDATE' THEN
@@ -430,6 +435,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
+COMMENT ON FUNCTION dof_blank_body(text) IS 'True when a body holds nothing to index: only whitespace after its byte order mark and YAML front matter (such a body gives no chunk; the trigger refuses it)';
 COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start, after a byte order mark if there is one) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
 
 -- A search's words are read by dof_query_words (a hyphen, a slash or a dot inside an
@@ -1082,7 +1088,7 @@ BEGIN
     END IF;
     -- a blank body (stored before 0.3.0 refused one) has no chunks to send: it moves as
     -- stored, as pg_restore keeps it, and is not refused on its way
-    IF jsonb_array_length(coalesce(chunks, '[]')) = 0 AND doc.body ~ '\S' THEN
+    IF jsonb_array_length(coalesce(chunks, '[]')) = 0 AND NOT dof_blank_body(doc.body) THEN
         PERFORM dof_put_document(collection, source_id, doc.title, doc.body, doc.metadata);
         RETURN 'indexed';
     END IF;

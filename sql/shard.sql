@@ -227,7 +227,7 @@ BEGIN
     END IF;
     -- a blank body (stored before 0.3.0 refused one) has no chunks to send: it moves as
     -- stored, as pg_restore keeps it, and is not refused on its way
-    IF jsonb_array_length(coalesce(chunks, '[]')) = 0 AND doc.body ~ '\S' THEN
+    IF jsonb_array_length(coalesce(chunks, '[]')) = 0 AND NOT dof_blank_body(doc.body) THEN
         PERFORM dof_put_document(collection, source_id, doc.title, doc.body, doc.metadata);
         RETURN 'indexed';
     END IF;

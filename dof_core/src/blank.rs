@@ -13,6 +13,14 @@ pub fn is_blank(c: char) -> bool {
     c.is_whitespace() && c != '\u{85}'
 }
 
+/// Whether `body` holds nothing to index: only blanks after its byte order mark and front
+/// matter ([`crate::front_matter::span`]). Such a body gives no chunk whatever the strategy
+/// (a property test holds every strategy to it): the trigger and `dof load` refuse it, as a
+/// document no search could find.
+pub fn blank_body(body: &str) -> bool {
+    body[crate::front_matter::span(body).end..].chars().all(is_blank)
+}
+
 /// `text` without leading blanks.
 pub fn trim_start(text: &str) -> &str {
     text.trim_start_matches(is_blank)
@@ -35,5 +43,18 @@ mod tests {
         }
         assert_eq!(trim_start("\u{a0}\n\u{85}x "), "\u{85}x ");
         assert_eq!(trim_end("x\u{85}\u{3000} "), "x\u{85}");
+    }
+
+    #[test]
+    fn a_body_is_blank_when_only_blanks_follow_its_mark_and_front_matter() {
+        for body in
+            ["", " \n\t", "\u{feff}", "\u{feff} \n", "\u{a0}\u{2003}", "---\ntitle: Ley 1\n---\n", "\u{feff}---\ntitle: x\n---\n\n  \n"]
+        {
+            assert!(blank_body(body), "{body:?}");
+        }
+        // a mark after the first character, U+0085, malformed front matter and a rule are text
+        for body in [" \u{feff}", "\u{85}", "---\n: : [\n---\n", "---\n", "#", "x"] {
+            assert!(!blank_body(body), "{body:?}");
+        }
     }
 }

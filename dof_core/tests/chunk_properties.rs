@@ -132,3 +132,29 @@ proptest! {
         }
     }
 }
+
+/// Bodies near blank: an optional byte order mark and front matter (well formed or not),
+/// then mostly blanks, with now and then a character that is text.
+fn near_blank() -> impl Strategy<Value = String> {
+    let opening =
+        prop_oneof![Just(""), Just("\u{feff}"), Just("---\ntitle: Ley\n---\n"), Just("\u{feff}---\n---\n"), Just("---\n: [\n---\n")];
+    let character = prop_oneof![
+        8 => prop::sample::select(vec![' ', '\n', '\t', '\r', '\u{b}', '\u{c}', '\u{a0}', '\u{2003}', '\u{2028}', '\u{3000}']),
+        1 => prop::sample::select(vec!['\u{85}', '\u{feff}', '\u{200b}', 'x', '#', '-', '|', '*', '>']),
+    ];
+    (opening, prop::collection::vec(character, 0..12))
+        .prop_map(|(opening, rest)| opening.to_string() + &rest.into_iter().collect::<String>())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    /// dof_core::blank::blank_body, the rule the trigger and `dof load` refuse a body by,
+    /// is exactly "no strategy gives it a chunk".
+    #[test]
+    fn a_body_is_blank_exactly_when_it_gives_no_chunk(doc in near_blank(), pattern in pattern(), strategy in strategy()) {
+        let options = ChunkOptions { max_tokens: 64, pattern, strategy: strategy.to_string(), ..ChunkOptions::default() };
+        let chunks = chunk_document_using(&doc, &CharacterSizer, &options, &|| {}, Some(&common::hash_sentences))
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(dof_core::blank::blank_body(&doc), chunks.is_empty(), "{:?}: {} chunks", doc, chunks.len());
+    }
+}

@@ -114,7 +114,7 @@ pub fn epub(bytes: &[u8], max_bytes: u64) -> Result<Vec<Part>, String> {
         }
         let xhtml = entry(&mut archive, &entry_name(&base, &percent_decoded(href)))?;
         let markdown = html(&xhtml)?;
-        if markdown.trim().is_empty() {
+        if dof_core::blank::blank_body(&markdown) {
             continue; // a cover image or a blank page
         }
         let mut metadata =

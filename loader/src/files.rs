@@ -190,8 +190,10 @@ pub fn read(path: &Path, max_bytes: u64, format: Format, encoding: &'static Enco
         },
         _ => text,
     };
-    if markdown.trim().is_empty() {
-        return Read::Failed("empty file".into());
+    // the database refuses a body with nothing to index by the same rule
+    if dof_core::blank::blank_body(&markdown) {
+        let what = if markdown.trim().is_empty() { "empty file" } else { "no text to index after its front matter" };
+        return Read::Failed(what.into());
     }
     Read::Ok { parts: vec![Part { suffix: None, markdown, metadata: Vec::new() }], bytes: size }
 }

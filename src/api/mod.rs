@@ -1,6 +1,7 @@
 //! The only place with `#[pg_extern]`: parse arguments, call the core, convert the
 //! result, map errors to SQLSTATEs.
 
+mod blank;
 mod chunk;
 mod classify;
 mod contents;
@@ -62,7 +63,7 @@ pgrx::extension_sql_file!("../../sql/restore.sql", name = "restore", requires = 
 pgrx::extension_sql_file!(
     "../../sql/document_triggers.sql",
     name = "document_triggers",
-    requires = ["index_document", "restore", front_matter::dof_front_matter]
+    requires = ["index_document", "restore", front_matter::dof_front_matter, blank::dof_blank_body]
 );
 pgrx::extension_sql_file!("../../sql/term_stats.sql", name = "term_stats", requires = ["tables"]);
 pgrx::extension_sql_file!("../../sql/queue.sql", name = "queue", requires = ["index_document", queue_workers::dof_queue_wake_internal]);

@@ -80,6 +80,8 @@ check "$(q -c "SELECT count(*) FROM dof_documents a JOIN dof_documents b ON a.so
 bad="$(mktemp -d)"
 printf '# Aviso\n\nTexto válido.\n' > "$bad/bueno.md"
 : > "$bad/vacio.md"
+printf '\xef\xbb\xbf \n' > "$bad/marca.md"
+printf -- '---\ntitle: Ley 1\n---\n\n' > "$bad/solo-yaml.md"
 printf '# Aviso\n\n\xff\xfe roto\n' > "$bad/latin1.md"
 printf '# Aviso\n\x00\x01\x02' > "$bad/binario.md"
 head -c 2000000 /dev/zero | tr '\0' 'a' > "$bad/grande.md"
@@ -87,8 +89,8 @@ ln -s "$bad/no-existe.md" "$bad/enlace.md"
 out=$("$dof" load "$bad" --collection malos --max-file-mb 1 2>/dev/null); status=$?
 check "$status" "1" "the exit status says something failed"
 check "$(q -c "SELECT string_agg(source_id, ',') FROM dof_documents WHERE collection = 'malos'")" "bueno.md" "the good file loads"
-check "$(echo "$out" | grep -c '^failed: ')" "5" "five failures listed"
-for pair in "vacio.md: empty file" "latin1.md: not UTF-8" "binario.md: holds NUL" "grande.md: 2000000 bytes, over the size limit" "enlace.md: cannot read"; do
+check "$(echo "$out" | grep -c '^failed: ')" "7" "seven failures listed"
+for pair in "vacio.md: empty file" "marca.md: empty file" "solo-yaml.md: no text to index after its front matter" "latin1.md: not UTF-8" "binario.md: holds NUL" "grande.md: 2000000 bytes, over the size limit" "enlace.md: cannot read"; do
   check "$(echo "$out" | grep -c "^failed: $pair")" "1" "reason given: $pair"
 done
 

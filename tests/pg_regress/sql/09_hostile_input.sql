@@ -40,11 +40,15 @@ CALL dof_process_queue(10, -1);
 -- a blank body is refused, by INSERT, UPDATE and dof_put_document, and nothing stored changes
 INSERT INTO dof_documents (source_id, body) VALUES ('vacio', '');
 INSERT INTO dof_documents (source_id, body) VALUES ('blancos', E' \n\t\n');
+-- nothing but a byte order mark and Unicode spaces, or front matter alone, is no text either
+INSERT INTO dof_documents (source_id, body) VALUES ('marca', E'\uFEFF\u00A0\u2003\n');
+INSERT INTO dof_documents (source_id, body) VALUES ('solo-yaml', E'---\ntitle: Ley 1\n---\n\n');
+SELECT dof_blank_body(E'---\ntitle: Ley 1\n---\nArtículo 1.') AS with_text, dof_blank_body(E'\u0085') AS next_line_is_text;
 SELECT * FROM dof_put_document('default', 'vacio', NULL, E'\n');
 INSERT INTO dof_documents (source_id, body) VALUES ('lleno', 'Un aviso.');
 UPDATE dof_documents SET body = '  ' WHERE source_id = 'lleno';
 SELECT source_id, body, (SELECT count(*) FROM dof_chunks c WHERE c.document_id = d.id) AS chunks
-FROM dof_documents d WHERE source_id IN ('vacio', 'blancos', 'lleno');
+FROM dof_documents d WHERE source_id IN ('vacio', 'blancos', 'marca', 'solo-yaml', 'lleno');
 DELETE FROM dof_documents WHERE source_id = 'lleno';
 
 -- headings inside fenced code are code: not an h2_compound

@@ -28,8 +28,9 @@ DELETE FROM dof_documents WHERE source_id = 'c';
 -- shards (no chunks: stored as it was, not through dof_put_document)
 SELECT action FROM dof_put_document('s', 'en-blanco', NULL, ' ');
 SELECT dof_shard_import('s', 'en-blanco', jsonb_build_object('body', ' ', 'pattern', 'small', 'metadata', '{"de": "0.2.0"}'::jsonb, 'created_at', now(), 'updated_at', now()), '[]');
-SELECT source_id, body, metadata, pattern FROM dof_documents WHERE source_id = 'en-blanco';
-DELETE FROM dof_documents WHERE source_id = 'en-blanco';
+SELECT dof_shard_import('s', 'solo-yaml', jsonb_build_object('body', E'---\ntitle: Ley\n---\n', 'title', 'Ley', 'pattern', 'small', 'metadata', '{"title": "Ley"}'::jsonb, 'created_at', now(), 'updated_at', now()), '[]');
+SELECT source_id, body, metadata, pattern FROM dof_documents WHERE source_id IN ('en-blanco', 'solo-yaml') ORDER BY source_id;
+DELETE FROM dof_documents WHERE source_id IN ('en-blanco', 'solo-yaml');
 -- a role that may only read documents sees their hashes (rows row-level security shows it)
 -- and cannot store one: dof_put_document runs with the caller's privileges
 CREATE ROLE dof_put_reader;
