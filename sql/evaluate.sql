@@ -33,9 +33,11 @@ COMMENT ON FUNCTION dof_evaluate_source(text) IS
 -- questions: a query (or a table name) with the columns question and source_id (the
 -- document that answers it), and optionally char_start and char_end (0-based, end
 -- exclusive: the answer's characters in that document's body) or answer (an int4range or
--- int4multirange of them, for an answer in several places), and id (any type: it comes
--- back as question_id, to join the rows to your table; without it, the row's number). A
--- returned chunk is relevant when it belongs to that document and, with a range, overlaps it.
+-- int4multirange of them, for an answer in several places), or chunk_ids (a bigint[] of
+-- the dof_chunks ids that answer it, or one id: they change when the document is indexed
+-- again, a range does not), and id (any type: it comes back as question_id, to join the
+-- rows to your table; without it, the row's number). A returned chunk is relevant when it
+-- belongs to that document and, with a range, overlaps it, and, with chunk_ids, is one of them.
 --
 -- methods: 'vector', 'text', 'hybrid' (the defaults of dof_hybrid_search), and any of them
 -- with arguments after a colon, 'hybrid:fusion=rrf', 'hybrid:alpha=0.3,candidate_pool=100',
@@ -69,48 +71,17 @@ DECLARE
     t0 timestamptz;
     ids bigint[];
     n_missing bigint;
+    searches text[] := '{}';
+    method_number integer;
 BEGIN
     source := dof_evaluate_source(questions);
     IF k IS NULL OR k < 1 OR k > 1000 THEN
         RAISE EXCEPTION 'k must be between 1 and 1000, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    -- a second call in one transaction finds them (IF NOT EXISTS would say so in a NOTICE)
-    IF to_regclass('pg_temp.dof_evaluate_asked') IS NULL THEN
-        CREATE TEMP TABLE dof_evaluate_asked (id integer, question_id text, question text, source_id text,
-                                              answer int4multirange, embedding vector, relevant bigint[])
-            ON COMMIT DROP;
-    END IF;
-    IF to_regclass('pg_temp.dof_evaluate_runs') IS NULL THEN
-        CREATE TEMP TABLE dof_evaluate_runs (method text, question integer, ids bigint[], ms double precision) ON COMMIT DROP;
-    END IF;
-    TRUNCATE dof_evaluate_asked, dof_evaluate_runs;
     -- a method named twice runs once: its rows are one method's
     methods := ARRAY(SELECT m FROM unnest(methods) WITH ORDINALITY AS u(m, o) GROUP BY m ORDER BY min(o));
-    EXECUTE format($q$INSERT INTO dof_evaluate_asked
-        SELECT n, coalesce(j->>'id', n::text), j->>'question', j->>'source_id',
-               CASE WHEN j->>'answer' LIKE '{%%' THEN (j->>'answer')::int4multirange
-                    WHEN j->>'answer' IS NOT NULL THEN int4multirange((j->>'answer')::int4range)
-                    WHEN j->>'char_start' IS NOT NULL
-                    THEN int4multirange(int4range((j->>'char_start')::integer, (j->>'char_end')::integer)) END
-        FROM (SELECT to_jsonb(q) AS j, row_number() OVER () AS n FROM (%s) q) s$q$, source);
-    IF EXISTS (SELECT 1 FROM dof_evaluate_asked WHERE question IS NULL OR source_id IS NULL) THEN
-        RAISE EXCEPTION 'every question needs the columns question and source_id'
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'e.g. SELECT q AS question, doc AS source_id, start AS char_start, stop AS char_end FROM my_questions';
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM dof_evaluate_asked) THEN
-        RAISE EXCEPTION 'no questions' USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'the questions query returned no rows';
-    END IF;
-    -- a blank question names itself before any search runs (the search's own error would not)
-    PERFORM dof_check_query(q.question, format('question %s', q.question_id)) FROM dof_evaluate_asked q ORDER BY q.id;
-    -- each question's relevant chunks (of its document in the collection, those that overlap
-    -- its answer; all of them without one), and its vector, once for every method
-    UPDATE dof_evaluate_asked q
-    SET embedding = dof_embed_query(q.question, settings.model),
-        relevant = ARRAY(SELECT c.id FROM dof_documents d JOIN dof_chunks c ON c.document_id = d.id
-                         WHERE d.collection = settings.name AND d.source_id = q.source_id
-                           AND (q.answer IS NULL OR q.answer && int4range(c.char_start, c.char_end)));
+    -- every method is read before any question is embedded or searched: a mistake in the
+    -- last one is named at once, not after the searches of the others
     FOREACH spec IN ARRAY methods LOOP
         leg := split_part(spec, ':', 1);
         arguments := nullif(substr(spec, length(leg) + 2), '');
@@ -137,6 +108,68 @@ BEGIN
             WHEN 'text' THEN format('SELECT array_agg(chunk_id ORDER BY rank) FROM dof_text_search($1, $2, $3%s)', named)
             ELSE format('SELECT array_agg(chunk_id ORDER BY score DESC, chunk_id) FROM dof_hybrid_search($1, $2, $3, query_embedding => $4%s)', named)
         END;
+        searches := searches || search;
+    END LOOP;
+    -- a second call in one transaction finds them (IF NOT EXISTS would say so in a NOTICE)
+    IF to_regclass('pg_temp.dof_evaluate_asked') IS NULL THEN
+        CREATE TEMP TABLE dof_evaluate_asked (id integer, question_id text, question text, source_id text,
+                                              answer int4multirange, char_start integer, char_end integer,
+                                              chunk_ids bigint[], embedding vector, relevant bigint[])
+            ON COMMIT DROP;
+    END IF;
+    IF to_regclass('pg_temp.dof_evaluate_runs') IS NULL THEN
+        CREATE TEMP TABLE dof_evaluate_runs (method text, question integer, ids bigint[], ms double precision) ON COMMIT DROP;
+    END IF;
+    TRUNCATE dof_evaluate_asked, dof_evaluate_runs;
+    -- chunk_ids: an array of chunk ids (or one id); an element that is no id is kept as NULL
+    -- for the check below to name
+    EXECUTE format($q$INSERT INTO dof_evaluate_asked
+        SELECT n, coalesce(j->>'id', n::text), j->>'question', j->>'source_id',
+               CASE WHEN j->>'answer' LIKE '{%%' THEN (j->>'answer')::int4multirange
+                    WHEN j->>'answer' IS NOT NULL THEN int4multirange((j->>'answer')::int4range) END,
+               (j->>'char_start')::integer, (j->>'char_end')::integer,
+               CASE WHEN jsonb_typeof(j->'chunk_ids') = 'array'
+                    THEN ARRAY(SELECT CASE WHEN e ~ '^[0-9]{1,18}$' THEN e::bigint END FROM jsonb_array_elements_text(j->'chunk_ids') e)
+                    WHEN jsonb_typeof(j->'chunk_ids') <> 'null'
+                    THEN ARRAY[CASE WHEN j->>'chunk_ids' ~ '^[0-9]{1,18}$' THEN (j->>'chunk_ids')::bigint END] END
+        FROM (SELECT to_jsonb(q) AS j, row_number() OVER () AS n FROM (%s) q) s$q$, source);
+    IF EXISTS (SELECT 1 FROM dof_evaluate_asked WHERE question IS NULL OR source_id IS NULL) THEN
+        RAISE EXCEPTION 'every question needs the columns question and source_id'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'e.g. SELECT q AS question, doc AS source_id, start AS char_start, stop AS char_end FROM my_questions';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM dof_evaluate_asked) THEN
+        RAISE EXCEPTION 'no questions' USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'the questions query returned no rows';
+    END IF;
+    SELECT * INTO item FROM dof_evaluate_asked q WHERE q.char_start > q.char_end ORDER BY q.id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'question %: char_start % is after char_end %', item.question_id, item.char_start, item.char_end
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'char_start and char_end are the answer''s characters in the body, 0-based, end exclusive';
+    END IF;
+    SELECT * INTO item FROM dof_evaluate_asked q WHERE array_position(q.chunk_ids, NULL) IS NOT NULL ORDER BY q.id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'question %: chunk_ids holds something that is no chunk id', item.question_id
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'chunk_ids is an array of dof_chunks.id values (or one), e.g. ARRAY[12, 13]';
+    END IF;
+    UPDATE dof_evaluate_asked q SET answer = int4multirange(int4range(q.char_start, q.char_end))
+    WHERE q.answer IS NULL AND q.char_start IS NOT NULL;
+    -- a blank question names itself before any search runs (the search's own error would not)
+    PERFORM dof_check_query(q.question, format('question %s', q.question_id)) FROM dof_evaluate_asked q ORDER BY q.id;
+    -- each question's relevant chunks (of its document in the collection, those that overlap
+    -- its answer and are among its chunk_ids where it gives them; all of them without
+    -- either), and its vector, once for every method
+    UPDATE dof_evaluate_asked q
+    SET embedding = dof_embed_query(q.question, settings.model),
+        relevant = ARRAY(SELECT c.id FROM dof_documents d JOIN dof_chunks c ON c.document_id = d.id
+                         WHERE d.collection = settings.name AND d.source_id = q.source_id
+                           AND (q.answer IS NULL OR q.answer && int4range(c.char_start, c.char_end))
+                           AND (q.chunk_ids IS NULL OR c.id = ANY (q.chunk_ids)));
+    FOR method_number IN 1 .. cardinality(methods) LOOP
+        spec := methods[method_number];
+        search := searches[method_number];
         FOR item IN SELECT * FROM dof_evaluate_asked ORDER BY id LOOP
             t0 := clock_timestamp();
             EXECUTE search INTO ids USING item.question, k, settings.name, item.embedding;
@@ -148,7 +181,7 @@ BEGIN
     IF n_missing > 0 THEN
         RAISE WARNING '% of % questions have no chunk in collection "%" that matches their source_id and answer: they score 0',
                       n_missing, (SELECT count(*) FROM dof_evaluate_asked), settings.name
-            USING HINT = 'dof_evaluate_questions lists them with relevant_chunks = 0: check each source_id against dof_documents.source_id, and its range against the body''s length';
+            USING HINT = 'dof_evaluate_questions lists them with relevant_chunks = 0: check each source_id against dof_documents.source_id, its range against the body''s length and its chunk_ids against dof_chunks (a document indexed again has new chunk ids)';
     END IF;
     RETURN QUERY
     SELECT r.method, q.question_id, q.question, q.source_id, x.first_hit::integer,
@@ -169,7 +202,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dof_evaluate_questions(text, text, integer, text[]) IS
-    'Each question through each search method, one row per method and question: questions is a query or table with question and source_id (and optionally char_start, char_end or answer: the answer in that document; id: comes back as question_id); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns the rank of the first relevant chunk, reciprocal rank, nDCG@k, recall@k, the relevant chunks there are, milliseconds, the chunk ids returned and the first one''s document';
+    'Each question through each search method, one row per method and question: questions is a query or table with question and source_id (and optionally char_start, char_end or answer: the answer in that document; chunk_ids: the chunks that answer it; id: comes back as question_id); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns the rank of the first relevant chunk, reciprocal rank, nDCG@k, recall@k, the relevant chunks there are, milliseconds, the chunk ids returned and the first one''s document';
 
 -- Per method, the means of dof_evaluate_questions' rows: MRR@k, R@1 and R@5 (a relevant
 -- chunk first / in the first 5), nDCG@k, recall@k and mean milliseconds per search.
@@ -186,4 +219,4 @@ BEGIN ATOMIC
     ORDER BY array_position(methods, e.method);
 END;
 COMMENT ON FUNCTION dof_evaluate(text, text, integer, text[]) IS
-    'Scores search methods on a set of questions: questions is a query or table with question and source_id (and optionally char_start, char_end: the answer in that document); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns per method MRR@k, R@1, R@5, nDCG@k, recall@k and mean search milliseconds (dof_evaluate_questions gives them per question)';
+    'Scores search methods on a set of questions: questions is a query or table with question and source_id (and optionally char_start, char_end: the answer in that document, or chunk_ids: the chunks that answer it); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns per method MRR@k, R@1, R@5, nDCG@k, recall@k and mean search milliseconds (dof_evaluate_questions gives them per question)';

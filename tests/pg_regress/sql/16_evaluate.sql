@@ -27,6 +27,22 @@ SELECT method, questions_scored, mrr > 0.5 AS finds_them FROM dof_evaluate('preg
 SELECT method, round(mrr::numeric, 3) AS mrr
 FROM dof_evaluate($$SELECT 'banco de méxico' AS question, 'tipo' AS source_id, '{[0,3), [20,30)}'::int4multirange AS answer$$,
                   'ev', methods => ARRAY['text']);
+-- the chunks that answer a question, by id (an array, or one id): relevant only among its
+-- document's chunks, so the 'tipo' chunk given for a 'pesca' question is not (a WARNING)
+SELECT question, source_id, relevant_chunks, first_hit
+FROM dof_evaluate_questions($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id,
+                                     ARRAY(SELECT c.id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'pesca') AS chunk_ids
+                              UNION ALL
+                              SELECT 'riesgo psicosocial', 'nom',
+                                     ARRAY[(SELECT c.id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'nom')]
+                              UNION ALL
+                              SELECT 'banco de méxico', 'pesca',
+                                     ARRAY(SELECT c.id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'tipo')$$,
+                            'ev', methods => ARRAY['text']);
+SELECT method, round(mrr::numeric, 3) AS mrr
+FROM dof_evaluate($$SELECT 'riesgo psicosocial' AS question, 'nom' AS source_id,
+                           (SELECT c.id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'nom') AS chunk_ids$$,
+                  'ev', methods => ARRAY['text']);
 -- per question: where each question's first relevant chunk came, its document, and the
 -- question's own id to join back; the fourth question's words are in 'tipo', so 'tipo'
 -- came first and the 'pesca' range was not met
@@ -63,6 +79,11 @@ SELECT * FROM dof_evaluate(NULL, 'ev');
 SELECT * FROM dof_evaluate($$SELECT * FROM (VALUES ('vedas de camarón', 'pesca'), ('  ', 'nom')) v(question, source_id)$$, 'ev');
 SELECT * FROM dof_evaluate('preguntas de prueba', 'ev');
 SELECT * FROM dof_evaluate('otro_esquema.preguntas', 'ev');
+SELECT * FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id, 40 AS char_start, 20 AS char_end$$, 'ev');
+SELECT * FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id, ARRAY['uno'] AS chunk_ids$$, 'ev');
+SELECT * FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id, -3 AS chunk_ids$$, 'ev');
+-- every method is read before any question: the unknown one is named, not the blank question
+SELECT * FROM dof_evaluate($$SELECT '  ' AS question, 'pesca' AS source_id$$, 'ev', methods => ARRAY['text', 'hybrid', 'keyword']);
 -- a query is read as one in any case, after comments, or in parentheses (a lowercase
 -- select was read as a table's name: "invalid name syntax")
 SELECT method, questions_scored FROM dof_evaluate($$select pregunta as question, documento as source_id from preguntas where desde is null$$,
