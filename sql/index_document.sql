@@ -17,14 +17,17 @@ COMMENT ON FUNCTION dof_tsvector_entry(text, smallint[], text[]) IS 'One lexeme 
 -- PostgreSQL's parser reads DS-092-2002-EF as the phrase 'ds' <-> '092' <-> '2002' <-> 'ef'
 -- (which a body saying "Nº 092-2002-EF" fails), and GR CUSCO/GR, INE/CG280/2024,
 -- 097-2024-G.R.PASCO/CR or 12/04/2024 as one lexeme each (a path, a URL, a host), which
--- "cusco gr" or the front matter's identifier 097-2024-GR-PASCO-CR does not match. A query
--- is read with this rule (dof_query_tsquery, dof_query_vector), and so are a stored
+-- "cusco gr" or the front matter's identifier 097-2024-GR-PASCO-CR does not match. The
+-- number sign glued to its number (Nº27056, which the parser reads as one word, as it reads
+-- º as a letter) is left out: the number is what a body says, with or without the sign. A
+-- query is read with this rule (dof_query_tsquery, dof_query_vector), and so are a stored
 -- chunk's joined lexemes (dof_word_parts): identifiers match however they are typed.
 CREATE FUNCTION dof_query_words(query text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN regexp_replace(regexp_replace(query, '([[:alnum:]])(?:-|/+)(?=[[:alnum:]])', '\1 ', 'g'),
+    RETURN regexp_replace(regexp_replace(regexp_replace(query, '(^|[^[:alnum:]])[Nn]º(?=[0-9])', '\1', 'g'),
+                                         '([[:alnum:]])(?:-|/+)(?=[[:alnum:]])', '\1 ', 'g'),
                           '([[:alpha:]])\.(?=[[:alnum:]])|([[:digit:]])\.(?=[[:alpha:]])', '\1\2 ', 'g');
-COMMENT ON FUNCTION dof_query_words(text) IS 'A search''s words as the text leg reads them: a hyphen or slash between letters or digits, and a dot after or before a letter, separates words (DS-092-2002-EF is ds 092 2002 ef, GR CUSCO/GR is gr cusco gr, G.R.PASCO is g r pasco); a query and a stored chunk''s joined lexemes (dof_word_parts) are read alike';
+COMMENT ON FUNCTION dof_query_words(text) IS 'A search''s words as the text leg reads them: a hyphen or slash between letters or digits, and a dot after or before a letter, separates words (DS-092-2002-EF is ds 092 2002 ef, GR CUSCO/GR is gr cusco gr, G.R.PASCO is g r pasco), and a number sign glued to its number is left out (Nº27056 is 27056); a query and a stored chunk''s joined lexemes (dof_word_parts) are read alike';
 
 -- A lexeme that joins words with a slash or a dot (cusco/gr, ine/cg280/2024,
 -- 097-2024-g.r.pasco/cr, the URL path /grl) is also indexed as the words dof_query_words
@@ -57,15 +60,18 @@ COMMENT ON FUNCTION dof_word_parts(regconfig, tsvector) IS 'A tsvector with each
 -- DOF's "Artículo 5o.", 2da, 10A are also indexed as 1, 5, 2 and 10, and "articulo 1 ley
 -- 27785" finds the article (article lookups built from the mixed set's laws, typed without
 -- the sign: hybrid 0.524 -> 0.825; every set's own questions unchanged; "Ordinal numbers
--- typed as numbers").
+-- typed as numbers"). And a number glued to its number sign, which the parser reads as one
+-- word (Nº27056, as 26 times in the shared corpora), is also indexed as the number: 27056.
 CREATE FUNCTION dof_number_variants(tsv tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN coalesce((SELECT (tsv::text || ' ' || string_agg(dof_tsvector_entry(n.number, u.positions, u.weights), ' '))::tsvector
+    RETURN coalesce((SELECT (tsv::text || ' ' || string_agg(DISTINCT dof_tsvector_entry(n.number, u.positions, u.weights), ' '))::tsvector
                      FROM unnest(tsv) u,
-                          LATERAL (SELECT regexp_replace(regexp_replace(u.lexeme, '(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma)$', ''),
-                                                         '^0+([0-9])', '\1') AS number) n
-                     WHERE u.lexeme ~ '^[0-9]' AND n.number ~ '^[0-9]+$' AND n.number <> u.lexeme), tsv);
-COMMENT ON FUNCTION dof_number_variants(tsvector) IS 'A tsvector with each number written with leading zeros or an ordinal sign also as the number alone, at the same positions and weights (0092 also as 92, 1º as 1, 5o as 5): what dof_chunk_tsvector stores, so a number typed without its zeros or its sign matches';
+                          LATERAL (SELECT regexp_replace(u.lexeme, '^nº', '') AS bare) b,
+                          LATERAL (VALUES (b.bare),
+                                          (regexp_replace(regexp_replace(b.bare, '(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma)$', ''),
+                                                          '^0+([0-9])', '\1'))) n(number)
+                     WHERE b.bare ~ '^[0-9]' AND n.number ~ '^[0-9]+$' AND n.number <> u.lexeme), tsv);
+COMMENT ON FUNCTION dof_number_variants(tsvector) IS 'A tsvector with each number written with leading zeros, an ordinal sign or a number sign glued before it also as the number alone, at the same positions and weights (0092 also as 92, 1º as 1, 5o as 5, nº27056 as 27056): what dof_chunk_tsvector stores, so a number typed without its zeros or its sign matches';
 
 -- What the text leg searches: the heading path and the document's identifier (the
 -- metadata's "identifier", which YAML front matter such as legalize-pe's gives: DS-092-2002-EF,
@@ -147,7 +153,7 @@ CREATE FUNCTION dof_passage_vector(vectors real[], passages integer, n integer) 
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN (vectors[(n - 1) * (cardinality(vectors) / passages) + 1 : n * (cardinality(vectors) / passages)])::vector;
 
-COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text, jsonb) IS 'The tsvector stored for a chunk: heading path and the metadata''s identifier weighted A, content B, in the given text search configuration, lexemes joined by slashes or dots also as their words (dof_word_parts), numbers also without their leading zeros or ordinal sign (dof_number_variants)';
+COMMENT ON FUNCTION dof_chunk_tsvector(regconfig, text[], text, jsonb) IS 'The tsvector stored for a chunk: heading path and the metadata''s identifier weighted A, content B, in the given text search configuration, lexemes joined by slashes or dots also as their words (dof_word_parts), numbers also without their leading zeros, ordinal sign or glued number sign (dof_number_variants)';
 COMMENT ON FUNCTION dof_index_document(bigint) IS 'Rebuilds one document''s chunks and their passages (the one function that builds them; dof_shard_import copies a shard''s): chunk by the collection''s strategy, embed, store; returns the number of chunks';
 COMMENT ON FUNCTION dof_passage_vector(real[], integer, integer) IS 'Internal: the n-th of several vectors laid one after another in one array (how dof_chunk_passages_internal returns a chunk''s passage vectors)';
 COMMENT ON FUNCTION dof_chunker_version() IS 'Version of the chunking rules; stored on every chunk so re-chunking can target older ones';

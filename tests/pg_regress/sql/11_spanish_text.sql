@@ -89,6 +89,17 @@ INSERT INTO dof_documents (collection, source_id, body) VALUES
 SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
                JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
 FROM unnest(ARRAY['articulo 1 objeto', 'artículo 1º objeto', 'articulo 2 objeto']) AS typed;
+-- a number glued to its number sign (Nº454), one word to the parser, is also indexed as the
+-- number, and a query leaves the glued sign out: each form finds the ordinance that writes
+-- it glued and the one that writes it spaced (the other one stored first: a tie would put
+-- it first)
+SELECT dof_chunk_tsvector('dof_spanish', '{"ORDENANZA REGIONAL Nº454"}', 'Ley Nº0092', '{}') AS tsv, dof_query_words('Ley Nº27056, nº 5, Juanº1') AS words;
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('identificadores', 'or-455', E'# ORDENANZA REGIONAL Nº 455\n\nAprueban el reglamento de pesca.'),
+ ('identificadores', 'or-454', E'# ORDENANZA REGIONAL Nº454\n\nAprueban el reglamento de pesca.');
+SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
+               JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
+FROM unnest(ARRAY['ordenanza regional 454', 'Ordenanza Regional Nº454', 'ordenanza regional nº 454', 'ordenanza regional Nº455']) AS typed;
 -- identifiers joined by slashes and dots, which PostgreSQL's parser reads as one lexeme each
 -- (cusco/gr, the host 097-2024-g.r.pasco, ine/cg280/2024), are also indexed as their words
 -- (dof_word_parts); a query's slashes and dots separate its words the same way
