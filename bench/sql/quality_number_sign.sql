@@ -3,7 +3,8 @@
 -- 'nº27902', which "ley 27902" does not match (nor "Ley Nº27902" a body that writes "Ley Nº
 -- 27902"). On a quality database that bench/scripts/retrieval_quality.sh left with this tree
 -- (pg_dof_quality_<set>, collection eval-independent, whose tsvectors hold such a number also
--- as the number: dof_number_variants; dof_query_words leaves the sign out of a query): the
+-- as the number: dof_number_variants; dof_query_words follows such a word in a query with
+-- the number): the
 -- set's own questions as written, and lookups built from every "<word> Nº<number>" of its
 -- documents, typed "<word> <number>" and as written, the answer that occurrence's characters;
 -- through dof_evaluate_questions (text and hybrid); then, in a transaction rolled back, the

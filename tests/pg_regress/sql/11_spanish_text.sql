@@ -90,9 +90,9 @@ SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadore
                JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
 FROM unnest(ARRAY['articulo 1 objeto', 'artículo 1º objeto', 'articulo 2 objeto']) AS typed;
 -- a number glued to its number sign (Nº454), one word to the parser, is also indexed as the
--- number, and a query leaves the glued sign out: each form finds the ordinance that writes
--- it glued and the one that writes it spaced (the other one stored first: a tie would put
--- it first)
+-- number, and a query follows a glued word with the number: each form finds the ordinance
+-- that writes it glued and the one that writes it spaced (the other one stored first: a tie
+-- would put it first)
 SELECT dof_chunk_tsvector('dof_spanish', '{"ORDENANZA REGIONAL Nº454"}', 'Ley Nº0092', '{}') AS tsv, dof_query_words('Ley Nº27056, nº 5, Juanº1') AS words;
 INSERT INTO dof_documents (collection, source_id, body) VALUES
  ('identificadores', 'or-455', E'# ORDENANZA REGIONAL Nº 455\n\nAprueban el reglamento de pesca.'),
