@@ -16,6 +16,31 @@ use std::io::Read as _;
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
+/// The encoding an HTML file declares in its head (`<meta charset="iso-8859-1">` or
+/// `<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">`), as
+/// html5ever's tree builder reads it in the first 1024 bytes (where the HTML standard's
+/// prescan looks): the bytes are read as Windows-1252, which keeps every ASCII byte of
+/// the tags as it is. None when it declares none, or names no encoding.
+pub fn declared_encoding(bytes: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    use html5ever::tendril::StrTendril;
+    use html5ever::tokenizer::{BufferQueue, Tokenizer, TokenizerOpts};
+    use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+    use html5ever::TokenizerResult;
+
+    let (head, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&bytes[..bytes.len().min(1024)]);
+    let builder = TreeBuilder::new(markup5ever_rcdom::RcDom::default(), TreeBuilderOpts::default());
+    let tokenizer = Tokenizer::new(builder, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(&head));
+    loop {
+        match tokenizer.feed(&input) {
+            TokenizerResult::EncodingIndicator(label) => return encoding_rs::Encoding::for_label(label.trim().as_bytes()),
+            TokenizerResult::Script(_) => continue,
+            TokenizerResult::Done => return None,
+        }
+    }
+}
+
 /// One document out of a file: an id suffix (EPUB items), its markdown and metadata.
 #[derive(Debug)]
 pub struct Part {

@@ -42,23 +42,39 @@ pub fn content_hash(body: &str) -> String {
     Sha256::digest(body.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// What a walk found: the files to read (each with its problem, if it has one), and how
+/// many files of other kinds it left out of the folders, by extension.
+pub struct Walk {
+    pub found: Vec<(Found, Option<String>)>,
+    pub left_out: std::collections::BTreeMap<String, usize>,
+}
+
 /// Every file under `roots` that `format` takes, in a stable order; unreadable folders and
-/// broken links are reported as failures.
-pub fn walk(roots: &[PathBuf], format: Format) -> Vec<(Found, Option<String>)> {
+/// broken links are reported as failures. A file of another kind is left out of a folder
+/// (and counted: a folder of PDFs loads nothing, and the user is told why), but a file
+/// named on the command line fails: it was asked for.
+pub fn walk(roots: &[PathBuf], format: Format) -> Walk {
     let mut out = Vec::new();
+    let mut left_out = std::collections::BTreeMap::new();
     for root in roots {
         let base = if root.is_dir() { root.clone() } else { root.parent().map(Path::to_path_buf).unwrap_or_default() };
         for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
-            let (path, problem) = match entry {
+            let (path, mut problem, named) = match entry {
                 Ok(entry) if entry.file_type().is_dir() => continue,
-                Ok(entry) => (entry.path().to_path_buf(), None),
+                Ok(entry) => (entry.path().to_path_buf(), None, entry.depth() == 0),
                 Err(error) => match error.path() {
-                    Some(path) => (path.to_path_buf(), Some(format!("cannot read: {error}"))),
+                    Some(path) => (path.to_path_buf(), Some(format!("cannot read: {error}")), false),
                     None => continue,
                 },
             };
             if problem.is_none() && !takes(&path, format) {
-                continue;
+                let extension =
+                    path.extension().map_or_else(|| "no extension".into(), |e| format!(".{}", e.to_string_lossy().to_lowercase()));
+                if !named {
+                    *left_out.entry(extension).or_insert(0) += 1;
+                    continue;
+                }
+                problem = Some(format!("not a kind of file dof load reads ({extension}); {}", kinds(format)));
             }
             let relative = path.strip_prefix(&base).unwrap_or(&path);
             let source_id = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
@@ -66,7 +82,18 @@ pub fn walk(roots: &[PathBuf], format: Format) -> Vec<(Found, Option<String>)> {
         }
     }
     mark_repeated_ids(&mut out);
-    out
+    Walk { found: out, left_out }
+}
+
+/// The files `format` takes, as a user reads it.
+pub fn kinds(format: Format) -> &'static str {
+    match format {
+        Format::Auto => "it reads .md, .markdown, .txt, .html, .htm and .epub (convert a PDF to markdown first)",
+        Format::Md => "--format md reads .md and .markdown",
+        Format::Txt => "--format txt reads .txt",
+        Format::Html => "--format html reads .html and .htm",
+        Format::Epub => "--format epub reads .epub",
+    }
 }
 
 /// A source id is one document: a file whose id another file found earlier already has
@@ -176,6 +203,16 @@ pub fn read(path: &Path, max_bytes: u64, format: Format, encoding: &'static Enco
             Err(reason) => Read::Failed(reason),
         };
     }
+    // an HTML file that is not UTF-8 is read in the encoding its head declares, as a
+    // browser reads it (decode uses `encoding` only for such a file). A declared UTF-8 is
+    // wrong for it, and a declared UTF-16 cannot be (the tags were read as ASCII): both
+    // are left aside, as the HTML standard leaves a declared UTF-16
+    let encoding = match kind {
+        Format::Html => convert::declared_encoding(&bytes)
+            .filter(|declared| declared.is_ascii_compatible() && *declared != encoding_rs::UTF_8 && *declared != encoding_rs::REPLACEMENT)
+            .unwrap_or(encoding),
+        _ => encoding,
+    };
     let text = match decode(bytes, encoding) {
         Ok(text) => text,
         Err(reason) => return Read::Failed(reason),
@@ -209,10 +246,64 @@ mod tests {
             std::fs::create_dir_all(dir.join(sub)).unwrap();
             std::fs::write(dir.join(sub).join("x.md"), "# X").unwrap();
         }
-        let found = walk(&[dir.join("a"), dir.join("b"), dir.join("a").join("x.md")], Format::Auto);
+        let found = walk(&[dir.join("a"), dir.join("b"), dir.join("a").join("x.md")], Format::Auto).found;
         let problems: Vec<(&str, bool)> = found.iter().map(|(f, p)| (f.source_id.as_str(), p.is_some())).collect();
         assert_eq!(problems, [("x.md", false), ("x.md", true), ("x.md", true)]);
         assert!(found[1].1.as_deref().unwrap().contains("a/x.md"), "{:?}", found[1].1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_html_file_that_is_not_utf8_is_read_in_the_encoding_its_head_declares() {
+        let dir = std::env::temp_dir().join(format!("dof-charset-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let body = b"<h1>Resoluci\xf3n</h1><p>El art\xedculo 5o. se\xf1ala \x93reglas\x94.</p></body></html>";
+        let heads: [&[u8]; 5] = [
+            b"<html><head><meta charset=\"iso-8859-1\"></head><body>",
+            b"<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1252\"></head><body>",
+            // a declared UTF-8 or UTF-16 is wrong for these bytes: --encoding, here UTF-8's
+            // default, decides
+            b"<html><head><meta charset=\"utf-8\"></head><body>",
+            b"<html><head><meta charset=\"utf-16\"></head><body>",
+            b"<html><head><title>sin declarar</title></head><body>",
+        ];
+        let mut read_as = Vec::new();
+        for (i, head) in heads.iter().enumerate() {
+            let path = dir.join(format!("{i}.html"));
+            std::fs::write(&path, [*head, body.as_slice()].concat()).unwrap();
+            read_as.push(match read(&path, 1 << 20, Format::Auto, encoding_rs::UTF_8) {
+                Read::Ok { parts, .. } => parts[0].markdown.clone(),
+                Read::Failed(reason) => reason,
+            });
+        }
+        assert!(read_as[0].contains("# Resolución") && read_as[0].contains("señala “reglas”"), "{}", read_as[0]);
+        assert_eq!(read_as[0], read_as[1]);
+        assert!(read_as[2..].iter().all(|r| r.starts_with("not UTF-8")), "{read_as:?}");
+        // no declaration: --encoding reads it
+        match read(&dir.join("4.html"), 1 << 20, Format::Auto, encoding_rs::WINDOWS_1252) {
+            Read::Ok { parts, .. } => assert_eq!(parts[0].markdown, read_as[0]),
+            Read::Failed(reason) => panic!("{reason}"),
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_of_another_kind_is_counted_in_a_folder_and_fails_when_named() {
+        let dir = std::env::temp_dir().join(format!("dof-kinds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in ["ley.md", "ley.pdf", "anexo.PDF", "LICENSE"] {
+            std::fs::write(dir.join(name), "# X").unwrap();
+        }
+        let walked = walk(std::slice::from_ref(&dir), Format::Auto);
+        let ids: Vec<&str> = walked.found.iter().map(|(f, _)| f.source_id.as_str()).collect();
+        assert_eq!(ids, ["ley.md"]);
+        assert_eq!(walked.left_out.into_iter().collect::<Vec<_>>(), [(".pdf".to_string(), 2), ("no extension".to_string(), 1)]);
+        let named = walk(&[dir.join("ley.pdf")], Format::Auto);
+        assert!(named.left_out.is_empty());
+        assert_eq!(named.found.len(), 1);
+        assert!(named.found[0].1.as_deref().unwrap().starts_with("not a kind of file dof load reads (.pdf)"), "{:?}", named.found[0].1);
+        // a format given reads its own kinds: a .md file named with --format txt fails too
+        assert!(walk(&[dir.join("ley.md")], Format::Txt).found[0].1.as_deref().unwrap().contains("--format txt reads .txt"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

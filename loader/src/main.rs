@@ -114,7 +114,16 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
         return Err("--jobs and --batch-size must be at least 1".into());
     }
     let path_metadata = args.path_metadata.as_deref().map(PathMetadata::parse).transpose()?;
-    let found = files::walk(&args.paths, args.format);
+    let files::Walk { found, left_out } = files::walk(&args.paths, args.format);
+    if !left_out.is_empty() {
+        let kinds: Vec<String> = left_out.iter().map(|(extension, n)| format!("{extension} {n}")).collect();
+        eprintln!(
+            "dof load: left out {} file(s) of other kinds in the folders given ({}): {}",
+            left_out.values().sum::<usize>(),
+            kinds.join(", "),
+            files::kinds(args.format)
+        );
+    }
     if args.dry_run {
         return Ok(dry_run(args, found));
     }

@@ -94,20 +94,36 @@ for pair in "vacio.md: empty file" "marca.md: empty file" "solo-yaml.md: no text
   check "$(echo "$out" | grep -c "^failed: $pair")" "1" "reason given: $pair"
 done
 
+# a PDF in a folder is left out and counted; named on the command line it fails
+kinds="$(mktemp -d)"
+printf '# Aviso\n\nTexto.\n' > "$kinds/aviso.md"
+printf '%%PDF-1.4\n' > "$kinds/edicion.pdf"
+q -c "INSERT INTO dof_collections (name) VALUES ('tipos')"
+err=$("$dof" load "$kinds" --collection tipos 2>&1 >/dev/null); status=$?
+check "$status" "0" "a folder with a PDF beside a markdown file loads"
+check "$(echo "$err" | grep -c 'left out 1 file(s) of other kinds in the folders given (.pdf 1)')" "1" "the PDF left out is counted"
+out=$("$dof" load "$kinds/edicion.pdf" --collection tipos 2>/dev/null); status=$?
+check "$status" "1" "a PDF named on the command line fails"
+check "$(echo "$out" | grep -c '^failed: edicion.pdf: not a kind of file dof load reads (.pdf)')" "1" "it says why"
+rm -rf "$kinds"
+
 # a Latin-1 file fails by default, naming the option, and loads with --encoding; a UTF-8
 # file beside it stays UTF-8, and a UTF-16 file with a byte order mark reads either way
 enc="$(mktemp -d)"
 printf '# Resoluci\xf3n\n\nEl art\xedculo 5o. se\xf1ala las reglas del a\xf1o.\n' > "$enc/latin1.md"
 printf '# Resolución\n\nTexto en UTF-8.\n' > "$enc/utf8.md"
 python3 -c 'import sys; open(sys.argv[1], "wb").write("# Resolución\n\nTexto en UTF-16.\n".encode("utf-16"))' "$enc/utf16.md"
+printf '<html><head><meta charset="iso-8859-1"></head><body><h1>Resoluci\xf3n</h1><p>Aviso del a\xf1o.</p></body></html>' > "$enc/latin1.html"
 q -c "INSERT INTO dof_collections (name) VALUES ('codificacion')"
 out=$("$dof" load "$enc" --collection codificacion 2>/dev/null); status=$?
 check "$status:$(echo "$out" | grep -c '^failed: latin1.md: not UTF-8 (invalid byte at offset 10); .*--encoding windows-1252')" "1:1" \
   "a Latin-1 file fails by default, naming the byte and --encoding"
+check "$(q -c "SELECT body FROM dof_documents WHERE collection = 'codificacion' AND source_id = 'latin1.html'" | tr '\n' ' ')" \
+  "# Resolución  Aviso del año. " "an HTML file in Latin-1 that says so in its head loads without --encoding"
 out=$("$dof" load "$enc" --collection codificacion --encoding latin1 2>/dev/null); status=$?
 check "$status" "0" "--encoding latin1 loads it"
 check "$(q -c "SELECT string_agg(source_id || '=' || (body LIKE '# Resolución%' AND body NOT LIKE '%Ã%')::text, ',' ORDER BY source_id)
-               FROM dof_documents WHERE collection = 'codificacion'")" "latin1.md=true,utf16.md=true,utf8.md=true" "each file read in its encoding"
+               FROM dof_documents WHERE collection = 'codificacion'")" "latin1.html=true,latin1.md=true,utf16.md=true,utf8.md=true" "each file read in its encoding"
 check "$(q -c "SELECT string_agg(d.source_id, ',') FROM dof_text_search('articulo senala', 5, 'codificacion') t
                JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id")" "latin1.md" "its words are found"
 check "$("$dof" load "$enc" --collection codificacion --encoding klingon >/dev/null 2>&1; echo $?)" "2" "an unknown encoding is refused"
