@@ -85,14 +85,23 @@ pub fn walk(roots: &[PathBuf], format: Format) -> Walk {
     Walk { found: out, left_out }
 }
 
-/// The files `format` takes, as a user reads it.
-pub fn kinds(format: Format) -> &'static str {
+/// The extensions of the files `format` takes (lowercase, any case matches).
+fn extensions(format: Format) -> &'static [&'static str] {
     match format {
-        Format::Auto => "it reads .md, .markdown, .txt, .html, .htm and .epub (convert a PDF to markdown first)",
-        Format::Md => "--format md reads .md and .markdown",
-        Format::Txt => "--format txt reads .txt",
-        Format::Html => "--format html reads .html and .htm",
-        Format::Epub => "--format epub reads .epub",
+        Format::Auto => &["md", "markdown", "txt", "html", "htm", "epub"],
+        Format::Md => &["md", "markdown"],
+        Format::Txt => &["txt"],
+        Format::Html => &["html", "htm"],
+        Format::Epub => &["epub"],
+    }
+}
+
+/// The files `format` takes, as a user reads it.
+pub fn kinds(format: Format) -> String {
+    let listed = extensions(format).iter().map(|e| format!(".{e}")).collect::<Vec<_>>().join(", ");
+    match format {
+        Format::Auto => format!("it reads {listed} (convert a PDF to markdown first)"),
+        _ => format!("--format {} reads {listed}", extensions(format)[0]),
     }
 }
 
@@ -117,13 +126,7 @@ fn mark_repeated_ids(found: &mut [(Found, Option<String>)]) {
 
 fn takes(path: &Path, format: Format) -> bool {
     let extension = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
-    match format {
-        Format::Auto => matches!(extension.as_str(), "md" | "markdown" | "txt" | "html" | "htm" | "epub"),
-        Format::Md => matches!(extension.as_str(), "md" | "markdown"),
-        Format::Txt => extension == "txt",
-        Format::Html => matches!(extension.as_str(), "html" | "htm"),
-        Format::Epub => extension == "epub",
-    }
+    extensions(format).contains(&extension.as_str())
 }
 
 /// `--encoding`'s value: an encoding by any label of the WHATWG Encoding Standard
