@@ -1248,10 +1248,10 @@ BEGIN
                CASE WHEN j->>'answer' LIKE '{%%' THEN (j->>'answer')::int4multirange
                     WHEN j->>'answer' IS NOT NULL THEN int4multirange((j->>'answer')::int4range) END,
                (j->>'char_start')::integer, (j->>'char_end')::integer,
-               CASE WHEN jsonb_typeof(j->'chunk_ids') = 'array'
-                    THEN ARRAY(SELECT CASE WHEN e ~ '^[0-9]{1,18}$' THEN e::bigint END FROM jsonb_array_elements_text(j->'chunk_ids') e)
-                    WHEN jsonb_typeof(j->'chunk_ids') <> 'null'
-                    THEN ARRAY[CASE WHEN j->>'chunk_ids' ~ '^[0-9]{1,18}$' THEN (j->>'chunk_ids')::bigint END] END
+               CASE WHEN jsonb_typeof(j->'chunk_ids') <> 'null'
+                    THEN ARRAY(SELECT CASE WHEN e ~ '^[0-9]{1,18}$' THEN e::bigint END
+                               FROM jsonb_array_elements_text(CASE jsonb_typeof(j->'chunk_ids') WHEN 'array' THEN j->'chunk_ids'
+                                                                   ELSE jsonb_build_array(j->'chunk_ids') END) e) END
         FROM (SELECT to_jsonb(q) AS j, row_number() OVER () AS n FROM (%s) q) s$q$, source);
     IF EXISTS (SELECT 1 FROM dof_evaluate_asked WHERE question IS NULL OR source_id IS NULL) THEN
         RAISE EXCEPTION 'every question needs the columns question and source_id'
