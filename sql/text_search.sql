@@ -25,13 +25,14 @@ END;
 -- A search's tsquery: websearch syntax ("quoted phrase", or, -word), its words read by
 -- dof_query_words (a hyphen, a slash or a dot inside an identifier separates words: "ds 092
 -- 2002 ef" and DS-092-2002-EF alike find "Nº 092-2002-EF"). A query with a double quote
--- keeps its phrases as written. A dash between spaces separates, as in titles and ranges
+-- keeps its phrases as written, but for the one spelling of a word (dof_spelling: the stored
+-- chunk holds both). A dash between spaces separates, as in titles and ranges
 -- ("PLANEA 2017 - 2022", "Ley Nº 28804 - Ley que regula..."), where websearch_to_tsquery
 -- read it as "not" the next word, so the text leg found nothing (the mixed set's 9 such
 -- questions: text MRR@10 0.000 -> 0.889, hybrid 0.648 -> 0.889); -word still excludes.
 CREATE FUNCTION dof_query_tsquery(config regconfig, query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN websearch_to_tsquery(config, regexp_replace(CASE WHEN strpos(query, '"') > 0 THEN query ELSE dof_query_words(query) END,
+    RETURN websearch_to_tsquery(config, regexp_replace(CASE WHEN strpos(query, '"') > 0 THEN dof_spelling(query) ELSE dof_query_words(query) END,
                                                        '(^|[[:space:]])-+(?=[[:space:]]|$)', '\1', 'g'));
 
 -- The query's own tsvector, its words read as dof_query_tsquery reads them: where each of
@@ -275,7 +276,7 @@ COMMENT ON FUNCTION dof_query_vector(regconfig, text) IS 'The query''s own tsvec
 COMMENT ON FUNCTION dof_text_score_internal(anyelement, double precision, text[], double precision[], double precision, anyelement) IS 'Internal: the text leg''s score of one tsvector, its BM25 plus, for each two neighbouring words of the query (query_vector: dof_query_vector; NULL: BM25 alone) the tsvector has as neighbours at the same distance, dof_bm25_pair_weight() times their mean IDF, plus dof_bm25_window()''s weight times the most IDF of distinct query lexemes within its positions of the tsvector';
 COMMENT ON FUNCTION dof_bm25_window() IS 'How many consecutive positions of a chunk the text leg looks at for the query''s words together (30), and what the best such window''s IDF (its distinct query lexemes'') adds to the score, times it (0.25, by measurement)';
 COMMENT ON FUNCTION dof_bm25_pair_weight() IS 'What two neighbouring words of the query that a chunk has as neighbours at the same distance add to the text leg''s score, times their mean IDF (0.5, by measurement)';
-COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) unless the query has a double quote; a dash between spaces separates words (PLANEA 2017 - 2022), -word excludes';
+COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) unless the query has a double quote, whose phrases are read as written but for dof_spelling (setiembre is septiembre); a dash between spaces separates words (PLANEA 2017 - 2022), -word excludes';
 COMMENT ON FUNCTION dof_query_lexemes(tsquery) IS 'The lexemes of querytree(query), distinct and sorted: what BM25 scores and a coordinator sends to every shard';
 COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF, ln(1 + (total - n + 0.5) / (n + 0.5)), of each count n of chunks holding a lexeme among total chunks';
 COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs only those';

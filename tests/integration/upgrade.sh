@@ -47,6 +47,8 @@ q -c "INSERT INTO dof_documents (source_id, body) VALUES ('ordenanza', 'Ordenanz
 q -c "INSERT INTO dof_documents (source_id, body) VALUES ('acuerdo', 'Acuerdo del consejo G.R.PASCO/CR, visto el oficio de la GR CUSCO/GR.')"
 # and an article number with an ordinal sign, which 0.3.0 also indexes as the number
 q -c "INSERT INTO dof_documents (source_id, body) VALUES ('articulo', 'Artículo 1º.- Del objeto de la presente ley.')"
+# and Peru's spelling of a month and an ordinal, which 0.3.0 also indexes in the other one
+q -c "INSERT INTO dof_documents (source_id, body) VALUES ('setiembre', 'Publicada el 30 de setiembre de 2019 con la sétima disposición final.')"
 q -c "ANALYZE dof_chunks"
 searches="SELECT string_agg(chunk_id::text, ',' ORDER BY score DESC, chunk_id) FROM dof_hybrid_search('tipo de cambio del dólar', k => 5)
 UNION ALL SELECT string_agg(chunk_id::text, ',' ORDER BY rank) FROM dof_text_search('etiquetado', k => 5)"
@@ -83,6 +85,8 @@ check "$(q -c "SELECT count(*) FROM dof_chunks c WHERE EXISTS (SELECT 1 FROM unn
                AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme = 'cusc')")" "1" "an identifier joined by a slash is also indexed as its words"
 check "$(q -c "SELECT count(*) FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id
                WHERE d.source_id = 'articulo' AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme = '1')")" "1" "an article number with an ordinal sign is also indexed as the number"
+check "$(q -c "SELECT string_agg(DISTINCT l.lexeme, ',' ORDER BY l.lexeme) FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id, unnest(c.tsv) l
+               WHERE d.source_id = 'setiembre' AND l.lexeme ~ '^se'")" "septiembr,septim,setiembr,setim" "a month and an ordinal in Peru's spelling are also indexed in the other"
 check "$(q -c "$searches")" "$before_search" "the same searches give the same chunks after the update"
 check "$(q -c "SELECT count(*) FILTER (WHERE p.embedding = c.embedding AND p.char_end = char_length(c.content)) || '/' || count(*)
                 FROM dof_chunks c JOIN dof_passages p ON p.chunk_id = c.id")" "$(q -c "SELECT count(*) || '/' || count(*) FROM dof_chunks WHERE embedding IS NOT NULL")" \

@@ -100,6 +100,22 @@ INSERT INTO dof_documents (collection, source_id, body) VALUES
 SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
                JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
 FROM unnest(ARRAY['ordenanza regional 454', 'Ordenanza Regional Nº454', 'ordenanza regional nº 454', 'ordenanza regional Nº455']) AS typed;
+-- words with two accepted spellings (setiembre and septiembre, sétima and séptima) are
+-- written the one way in a query (dof_spelling) and also indexed that way
+-- (dof_spelling_variants), the word as written kept: each spelling finds the document that
+-- writes the other, a quoted phrase too. Each document differs from the one stored before
+-- it only in its month and ordinal (a tie would put that one first)
+SELECT dof_spelling('SÉTIMA Sétimo sétimo setima setiembre SETIEMBRE setiembr setim reset setenta séptima septiembre') AS spelled,
+       dof_chunk_tsvector('dof_spanish', '{"Sétima disposición"}', 'el 30 de setiembre', '{}') AS tsv;
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('identificadores', 'agosto-pe', E'# Ordenanza regional\n\nPublicada el 29 de agosto de 2024 con la octava disposición final.'),
+ ('identificadores', 'setiembre-pe', E'# Ordenanza regional\n\nPublicada el 29 de setiembre de 2024 con la sétima disposición final.'),
+ ('identificadores', 'octubre-mx', E'# Aviso\n\nPublicado el 30 de octubre de 2024 con la octava disposición final.'),
+ ('identificadores', 'septiembre-mx', E'# Aviso\n\nPublicado el 30 de septiembre de 2024 con la séptima disposición final.');
+SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
+               JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
+FROM unnest(ARRAY['29 de septiembre de 2024', '29 de setiembre de 2024', '30 de setiembre de 2024', '30 DE SETIEMBRE',
+                  'septima disposicion final 29', 'SÉTIMA disposición final 30', '"29 de septiembre"', '"30 de setiembre"']) AS typed;
 -- identifiers joined by slashes and dots, which PostgreSQL's parser reads as one lexeme each
 -- (cusco/gr, the host 097-2024-g.r.pasco, ine/cg280/2024), are also indexed as their words
 -- (dof_word_parts); a query's slashes and dots separate its words the same way

@@ -1,0 +1,59 @@
+-- Two spellings of one word (docs/measurements.md, "Two spellings of one word"). Peru's laws
+-- date "30 de setiembre" and number "Sétima Disposición"; Mexico's DOF, and most users, write
+-- septiembre and séptima. On a quality database that bench/scripts/retrieval_quality.sh left
+-- with this tree (pg_dof_quality_<set>, collection eval-independent, whose tsvectors hold such
+-- a word also in the one spelling: dof_spelling_variants; dof_query_words writes a query's
+-- words in it: dof_spelling): the set's own questions as written, and lookups built from its
+-- documents' dates ("30 de setiembre de 2019", the date alone) and ordinals (sétimo/séptima
+-- and the three words after it, after the document's identifier), as written and in the
+-- other spelling, the answer that occurrence's characters; through dof_evaluate_questions
+-- (text and hybrid); then, in a transaction rolled back, the same with the rule undone (the
+-- chunks holding such a word indexed again). Prints MRR@10 without / with:
+--   psql -d pg_dof_quality_mixed -f bench/sql/quality_spelling.sql
+\set ON_ERROR_STOP on
+\pset pager off
+\pset footer off
+SET client_min_messages = warning;
+BEGIN;
+CREATE TEMP TABLE asked AS
+SELECT 'q' || id AS question_id, 'the set''s questions' AS kind, question, corpus_id AS source_id, reference AS answer FROM eval_questions;
+INSERT INTO asked
+SELECT o.what || ' ' || o.id || '-' || o.n || '/' || f.form, o.what || ', ' || f.form,
+       CASE WHEN o.what = 'ordinals' THEN o.identifier || ' ' ELSE '' END || f.written, o.source_id,
+       int4multirange(int4range(o.pos - 1, o.pos - 1 + char_length(o.found)))
+FROM (SELECT p.what, d.id, d.source_id, g.n, coalesce(d.metadata ->> 'identifier', '') AS identifier,
+             regexp_instr(d.body, p.pattern, 1, g.n::integer, 0, 'i') AS pos,
+             regexp_substr(d.body, p.pattern, 1, g.n::integer, 'i') AS found
+      FROM dof_documents d, generate_series(1, 10) AS g(n),
+           (VALUES ('dates', '[0-9]{1,2} +de +sep?tiembre +del? +[0-9]{4}'),
+                   ('ordinals', '\ms[eéÉ]p?tim[oa]\M( +[[:alpha:]]+){3}')) AS p(what, pattern)
+      WHERE d.collection = 'eval-independent') o,
+     LATERAL (VALUES ('as written', o.found),
+                     ('in the other spelling', CASE WHEN o.found ~* 's[eéÉ]pti' THEN regexp_replace(o.found, '(s[eéÉ])p(t)', '\1\2', 'i')
+                                                    ELSE regexp_replace(o.found, '(s[eéÉ])(t)', '\1p\2', 'i') END)) AS f(form, written)
+WHERE o.pos > 0;
+CREATE TEMP TABLE with_rule AS
+SELECT e.method, e.question_id, e.reciprocal_rank
+FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
+-- without: one spelling is no spelling; the chunks that hold a word it wrote another way
+-- indexed again (dof_spelling_variants now adds nothing)
+CREATE OR REPLACE FUNCTION dof_spelling(words text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN words;
+UPDATE dof_chunks c SET tsv = dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)
+FROM dof_collections k
+WHERE k.name = c.collection AND c.collection = 'eval-independent'
+  AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme ~ '^s(etiembr|etim)');
+CREATE TEMP TABLE without_rule AS
+SELECT e.method, e.question_id, e.reciprocal_rank
+FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
+SELECT w.method, a.kind, count(*) AS n,
+       round(avg(coalesce(o.reciprocal_rank, 0))::numeric, 3) AS without_rule, round(avg(coalesce(w.reciprocal_rank, 0))::numeric, 3) AS with_rule,
+       count(*) FILTER (WHERE coalesce(w.reciprocal_rank, 0) > coalesce(o.reciprocal_rank, 0)) AS up,
+       count(*) FILTER (WHERE coalesce(w.reciprocal_rank, 0) < coalesce(o.reciprocal_rank, 0)) AS down
+FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
+GROUP BY 1, 2 ORDER BY 1, 2;
+SELECT w.method, a.kind, a.question, round(o.reciprocal_rank::numeric, 2) AS without_rule, round(w.reciprocal_rank::numeric, 2) AS with_rule
+FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
+WHERE w.reciprocal_rank IS DISTINCT FROM o.reciprocal_rank AND w.method = 'hybrid' ORDER BY 2, 3;
+ROLLBACK;
