@@ -49,6 +49,9 @@ q -c "INSERT INTO dof_documents (source_id, body) VALUES ('acuerdo', 'Acuerdo de
 q -c "INSERT INTO dof_documents (source_id, body) VALUES ('articulo', 'Artículo 1º.- Del objeto de la presente ley.')"
 # and Peru's spelling of a month and an ordinal, which 0.3.0 also indexes in the other one
 q -c "INSERT INTO dof_documents (source_id, body) VALUES ('setiembre', 'Publicada el 30 de setiembre de 2019 con la sétima disposición final.')"
+# and an article numbered in words, which 0.3.0 also indexes as the figure (and the 'articulo'
+# above in figures, also as the word)
+q -c "INSERT INTO dof_documents (source_id, body) VALUES ('acuerdo-segundo', 'ARTÍCULO SEGUNDO.- Aprobar el plan regional.')"
 q -c "ANALYZE dof_chunks"
 searches="SELECT string_agg(chunk_id::text, ',' ORDER BY score DESC, chunk_id) FROM dof_hybrid_search('tipo de cambio del dólar', k => 5)
 UNION ALL SELECT string_agg(chunk_id::text, ',' ORDER BY rank) FROM dof_text_search('etiquetado', k => 5)"
@@ -87,6 +90,9 @@ check "$(q -c "SELECT count(*) FROM dof_chunks c JOIN dof_documents d ON d.id = 
                WHERE d.source_id = 'articulo' AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme = '1')")" "1" "an article number with an ordinal sign is also indexed as the number"
 check "$(q -c "SELECT string_agg(DISTINCT l.lexeme, ',' ORDER BY l.lexeme) FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id, unnest(c.tsv) l
                WHERE d.source_id = 'setiembre' AND l.lexeme ~ '^se'")" "septiembr,septim,setiembr,setim" "a month and an ordinal in Peru's spelling are also indexed in the other"
+check "$(q -c "SELECT string_agg(d.source_id || ':' || l.lexeme, ',' ORDER BY d.source_id, l.lexeme) FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id, unnest(c.tsv) l
+               WHERE d.source_id IN ('articulo', 'acuerdo-segundo') AND l.lexeme IN ('1', 'primer', '2', 'segund')")" "acuerdo-segundo:2,acuerdo-segundo:segund,articulo:1,articulo:primer" \
+      "an article of the document's own is also indexed in its other form, figures or words"
 check "$(q -c "$searches")" "$before_search" "the same searches give the same chunks after the update"
 check "$(q -c "SELECT count(*) FILTER (WHERE p.embedding = c.embedding AND p.char_end = char_length(c.content)) || '/' || count(*)
                 FROM dof_chunks c JOIN dof_passages p ON p.chunk_id = c.id")" "$(q -c "SELECT count(*) || '/' || count(*) FROM dof_chunks WHERE embedding IS NOT NULL")" \

@@ -116,6 +116,27 @@ SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadore
                JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
 FROM unnest(ARRAY['29 de septiembre de 2024', '29 de setiembre de 2024', '30 de setiembre de 2024', '30 DE SETIEMBRE',
                   'septima disposicion final 29', 'SÉTIMA disposición final 30', '"29 de septiembre"', '"30 de setiembre"']) AS typed;
+-- a document's own article numbered in words (ARTÍCULO PRIMERO) is also indexed as the
+-- figure, and one numbered in figures (Artículo 1.-, 1º, a heading) also as the word; a
+-- citation inside a sentence (el artículo 2 de la Ley) keeps its one form
+SELECT dof_chunk_tsvector('dof_spanish', '{"Artículo 3.- Del plan"}',
+                          E'ARTÍCULO PRIMERO.- APROBAR el plan, según el artículo 2 de la Ley.\n**Artículo 1º.-** Objeto\n- Artículo sétimo.- Otro', '{}') AS tsv;
+-- typed either way, each finds its own: each document differs from the one stored before it
+-- only in its article's number (a tie would put that one first), and the citation, which
+-- holds every word of the first query as written, is stored first
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('identificadores', 'cita', E'# Acuerdo regional\n\nAprobar el plan de pesca conforme al artículo 2 de la Ley 27867.'),
+ ('identificadores', 'acuerdo-tercero', E'# Acuerdo regional\n\nARTÍCULO TERCERO.- Aprobar el plan de pesca.'),
+ ('identificadores', 'acuerdo-segundo', E'# Acuerdo regional\n\nARTÍCULO SEGUNDO.- Aprobar el plan de pesca.'),
+ ('identificadores', 'ley-4', E'# Ley del registro\n\n**Artículo 4.-** Del registro minero\n\nEl registro es público.'),
+ ('identificadores', 'ley-3', E'# Ley del registro\n\n**Artículo 3.-** Del registro minero\n\nEl registro es público.');
+SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
+               JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
+FROM unnest(ARRAY['artículo 2 aprobar plan de pesca', 'articulo segundo aprobar plan de pesca',
+                  'artículo tercero registro minero', 'articulo 3 registro minero']) AS typed;
+SELECT d.source_id, c.tsv @@ to_tsquery('dof_spanish', 'segundo') AS holds_segundo, c.tsv @@ to_tsquery('dof_spanish', '2') AS holds_2
+FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id
+WHERE d.source_id IN ('cita', 'acuerdo-segundo') ORDER BY 1;
 -- identifiers joined by slashes and dots, which PostgreSQL's parser reads as one lexeme each
 -- (cusco/gr, the host 097-2024-g.r.pasco, ine/cg280/2024), are also indexed as their words
 -- (dof_word_parts); a query's slashes and dots separate its words the same way

@@ -1,0 +1,72 @@
+-- An article's number in words and in figures (docs/measurements.md, "An article's number in
+-- words and in figures"). Peru's regional agreements and the DOF's decrees number their own
+-- articles in words ("ARTÍCULO PRIMERO.-"), laws in figures ("Artículo 1.-"), and a user
+-- types either. On a quality database that bench/scripts/retrieval_quality.sh left with this
+-- tree (pg_dof_quality_<set>, collection eval-independent, whose tsvectors hold each own
+-- article's number also in its other form: dof_article_numbers): the set's own questions, and
+-- lookups built from the own articles (a line that opens with "Artículo" and a number, one to
+-- nine, in words or figures) of its documents with an identifier, "<identifier> artículo
+-- <number>" as written and typed the other way, the answer that occurrence's characters;
+-- through dof_evaluate_questions (text and hybrid); then, in a transaction rolled back, the
+-- same with the rule undone (the chunks holding "artículo" indexed again). Prints MRR@10
+-- without / with, and how long the chunks' tsvectors take to build with and without it:
+--   psql -d pg_dof_quality_mixed -f bench/sql/quality_article_numbers.sql
+\set ON_ERROR_STOP on
+\pset pager off
+\pset footer off
+SET client_min_messages = warning;
+BEGIN;
+CREATE TEMP TABLE ordinal (n integer, word text);
+INSERT INTO ordinal VALUES (1, 'primero'), (2, 'segundo'), (3, 'tercero'), (4, 'cuarto'), (5, 'quinto'),
+                           (6, 'sexto'), (7, 'séptimo'), (8, 'octavo'), (9, 'noveno');
+CREATE TEMP TABLE asked AS
+SELECT 'q' || id AS question_id, 'the set''s questions' AS kind, question, corpus_id AS source_id, reference AS answer FROM eval_questions;
+INSERT INTO asked
+SELECT o.what || ' ' || o.id || '-' || o.n || '/' || f.form, o.what || ', ' || f.form, o.identifier || ' artículo ' || f.typed, o.source_id,
+       int4multirange(int4range(o.pos - 1, o.pos - 1 + char_length(o.found)))
+FROM (SELECT p.what, d.id, d.source_id, g.n, d.metadata ->> 'identifier' AS identifier,
+             regexp_instr(d.body, p.pattern, 1, g.n::integer, 0, 'i', 1) AS pos,
+             regexp_substr(d.body, p.pattern, 1, g.n::integer, 'i', 1) AS found
+      FROM dof_documents d, generate_series(1, 10) AS g(n),
+           (VALUES ('words', '(?:^|\n)[[:space:]#*_>-]*(art[iíÍ]culo\s+(?:primero|segundo|tercero|cuarto|quinto|sexto|s[eéÉ]p?timo|octavo|noveno))(?![[:alnum:]])'),
+                   ('figures', '(?:^|\n)[[:space:]#*_>-]*(art[iíÍ]culo\s+[1-9])(?=[º°ª]?(?![[:alnum:]]))')) AS p(what, pattern)
+      WHERE d.collection = 'eval-independent' AND d.metadata ? 'identifier') o,
+     LATERAL (SELECT x.n, x.word FROM ordinal x
+              WHERE x.n::text = substring(o.found FROM '[0-9]+$')
+                 OR translate(x.word, 'é', 'e') = replace(translate(lower(substring(o.found FROM '[[:alpha:]]+$')), 'éÉ', 'ee'), 'setimo', 'septimo')) w,
+     LATERAL (VALUES ('as written', substring(o.found FROM '[^[:space:]]+$')),
+                     ('typed the other way', CASE WHEN o.what = 'words' THEN w.n::text ELSE w.word END)) AS f(form, typed)
+WHERE o.pos > 0;
+SELECT kind, count(*) AS lookups FROM asked GROUP BY 1 ORDER BY 1;
+CREATE TEMP TABLE with_rule AS
+SELECT e.method, e.question_id, e.reciprocal_rank
+FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
+\timing on
+SELECT count(dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)) AS tsvectors_with_rule FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection;
+SELECT count(dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)) AS tsvectors_with_rule FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection;
+\timing off
+-- without: the rule undone, the chunks holding "artículo" indexed again
+CREATE OR REPLACE FUNCTION dof_article_numbers(config regconfig, tsv tsvector, heading_path text[], content text) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN tsv;
+\timing on
+SELECT count(dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)) AS tsvectors_without_rule FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection;
+SELECT count(dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)) AS tsvectors_without_rule FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection;
+\timing off
+UPDATE dof_chunks c SET tsv = dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)
+FROM dof_collections k
+WHERE k.name = c.collection AND c.collection = 'eval-independent'
+  AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme = 'articul');
+CREATE TEMP TABLE without_rule AS
+SELECT e.method, e.question_id, e.reciprocal_rank
+FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
+SELECT w.method, a.kind, count(*) AS n,
+       round(avg(coalesce(o.reciprocal_rank, 0))::numeric, 3) AS without_rule, round(avg(coalesce(w.reciprocal_rank, 0))::numeric, 3) AS with_rule,
+       count(*) FILTER (WHERE coalesce(w.reciprocal_rank, 0) > coalesce(o.reciprocal_rank, 0)) AS up,
+       count(*) FILTER (WHERE coalesce(w.reciprocal_rank, 0) < coalesce(o.reciprocal_rank, 0)) AS down
+FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
+GROUP BY 1, 2 ORDER BY 1, 2;
+SELECT w.method, a.kind, a.question, round(o.reciprocal_rank::numeric, 2) AS without_rule, round(w.reciprocal_rank::numeric, 2) AS with_rule
+FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
+WHERE w.reciprocal_rank IS DISTINCT FROM o.reciprocal_rank AND w.method = 'hybrid' AND a.kind !~ 'other way' ORDER BY 2, 3;
+ROLLBACK;
