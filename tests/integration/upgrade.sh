@@ -52,6 +52,8 @@ q -c "INSERT INTO dof_documents (source_id, body) VALUES ('setiembre', 'Publicad
 # and an article numbered in words, which 0.3.0 also indexes as the figure (and the 'articulo'
 # above in figures, also as the word)
 q -c "INSERT INTO dof_documents (source_id, body) VALUES ('acuerdo-segundo', 'ARTÍCULO SEGUNDO.- Aprobar el plan regional.')"
+# and a date in figures, which 0.3.0 also indexes as its words
+q -c "INSERT INTO dof_documents (source_id, body) VALUES ('fecha', 'Recibido con fecha 05/03/2021 y 07.06.2022 por la mesa de partes.')"
 q -c "ANALYZE dof_chunks"
 searches="SELECT string_agg(chunk_id::text, ',' ORDER BY score DESC, chunk_id) FROM dof_hybrid_search('tipo de cambio del dólar', k => 5)
 UNION ALL SELECT string_agg(chunk_id::text, ',' ORDER BY rank) FROM dof_text_search('etiquetado', k => 5)"
@@ -93,6 +95,8 @@ check "$(q -c "SELECT string_agg(DISTINCT l.lexeme, ',' ORDER BY l.lexeme) FROM 
 check "$(q -c "SELECT string_agg(d.source_id || ':' || l.lexeme, ',' ORDER BY d.source_id, l.lexeme) FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id, unnest(c.tsv) l
                WHERE d.source_id IN ('articulo', 'acuerdo-segundo') AND l.lexeme IN ('1', 'primer', '2', 'segund')")" "acuerdo-segundo:2,acuerdo-segundo:segund,articulo:1,articulo:primer" \
       "an article of the document's own is also indexed in its other form, figures or words"
+check "$(q -c "SELECT string_agg(l.lexeme, ',' ORDER BY l.lexeme) FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id, unnest(c.tsv) l
+               WHERE d.source_id = 'fecha' AND l.lexeme IN ('marz', 'juni')")" "juni,marz" "a date in figures is also indexed as its words"
 check "$(q -c "$searches")" "$before_search" "the same searches give the same chunks after the update"
 check "$(q -c "SELECT count(*) FILTER (WHERE p.embedding = c.embedding AND p.char_end = char_length(c.content)) || '/' || count(*)
                 FROM dof_chunks c JOIN dof_passages p ON p.chunk_id = c.id")" "$(q -c "SELECT count(*) || '/' || count(*) FROM dof_chunks WHERE embedding IS NOT NULL")" \

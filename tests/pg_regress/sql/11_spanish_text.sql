@@ -137,6 +137,23 @@ FROM unnest(ARRAY['artículo 2 aprobar plan de pesca', 'articulo segundo aprobar
 SELECT d.source_id, c.tsv @@ to_tsquery('dof_spanish', 'segundo') AS holds_segundo, c.tsv @@ to_tsquery('dof_spanish', '2') AS holds_2
 FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id
 WHERE d.source_id IN ('cita', 'acuerdo-segundo') ORDER BY 1;
+-- a date in figures is read as its words (dof_date_words), in a query and in a stored date
+-- joined by slashes or dots; figures inside a longer identifier, and a month over 12, are no
+-- date. Typed either way, each date finds its own: each document differs from the one stored
+-- before it only in its date's month (a tie would put that one first)
+SELECT dof_query_words('DOF 12/04/2024, 2024-04-12, 1.2.2019, 31-12-2023, 13/13/2020, 02-31-01-2020, 05-12-2019-EF') AS words,
+       dof_chunk_tsvector('dof_spanish', '{}', 'el 12/04/2024 y el 05.03.2021, versión 1.500.000', '{}') AS tsv;
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('identificadores', 'mayo-palabras', E'# Aviso\n\nSe publicó el 12 de mayo de 2024 en el diario.'),
+ ('identificadores', 'abril-palabras', E'# Aviso\n\nSe publicó el 12 de abril de 2024 en el diario.'),
+ ('identificadores', 'abril-cifras', E'# Constancia\n\nRecibido con fecha 05/04/2021 por la mesa de partes.'),
+ ('identificadores', 'marzo-cifras', E'# Constancia\n\nRecibido con fecha 05/03/2021 por la mesa de partes.'),
+ ('identificadores', 'junio-puntos', E'# Constancia\n\nRecibido con fecha 07.06.2022 por la mesa de partes.'),
+ ('identificadores', 'julio-puntos', E'# Constancia\n\nRecibido con fecha 07.07.2022 por la mesa de partes.');
+SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
+               JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
+FROM unnest(ARRAY['publicado el 12/04/2024', 'publicado el 2024-04-12', 'publicado el 12.04.2024', '12 de abril de 2024',
+                  'fecha 5 de marzo de 2021', 'fecha 05/03/2021', '"05/03/2021"', 'fecha 7 de julio de 2022', 'fecha 07.07.2022']) AS typed;
 -- identifiers joined by slashes and dots, which PostgreSQL's parser reads as one lexeme each
 -- (cusco/gr, the host 097-2024-g.r.pasco, ine/cg280/2024), are also indexed as their words
 -- (dof_word_parts); a query's slashes and dots separate its words the same way

@@ -1,0 +1,70 @@
+-- A date in figures or in words (docs/measurements.md, "A date in figures or in words"). The
+-- laws and the DOF write most dates in words ("12 de abril de 2024"), tables and forms in
+-- figures ("12/04/2024", "12.04.2024"), and a user types either. On a quality database that
+-- bench/scripts/retrieval_quality.sh left with this tree (pg_dof_quality_<set>, collection
+-- eval-independent, whose dates joined by slashes or dots are also indexed as their words:
+-- dof_word_parts; dof_query_words reads a query's dates in figures as words: dof_date_words):
+-- the set's own questions, and lookups built from its documents' dates in words and in
+-- figures (day/month/year with slashes or dots), the date alone, as written and typed the other way,
+-- the answer that occurrence's characters; through dof_evaluate_questions (text and hybrid);
+-- then, in a transaction rolled back, the same with the rule undone (the chunks holding such
+-- a date indexed again). Prints MRR@10 without / with:
+--   psql -d pg_dof_quality_mixed -f bench/sql/quality_dates.sql
+\set ON_ERROR_STOP on
+\pset pager off
+\pset footer off
+SET client_min_messages = warning;
+BEGIN;
+CREATE TEMP TABLE month (n integer, name text);
+INSERT INTO month SELECT i, (ARRAY['enero','febrero','marzo','abril','mayo','junio','julio','agosto','septiembre','octubre','noviembre','diciembre'])[i] FROM generate_series(1, 12) i;
+CREATE TEMP TABLE asked AS
+SELECT 'q' || id AS question_id, 'the set''s questions' AS kind, question, corpus_id AS source_id, reference AS answer FROM eval_questions;
+INSERT INTO asked
+SELECT o.what || ' ' || o.id || '-' || o.n || '/' || f.form, o.what || ', ' || f.form, f.typed, o.source_id,
+       int4multirange(int4range(o.pos - 1, o.pos - 1 + char_length(o.found)))
+FROM (SELECT p.what, d.id, d.source_id, g.n,
+             regexp_instr(d.body, p.pattern, 1, g.n::integer, 0, 'i') AS pos,
+             regexp_substr(d.body, p.pattern, 1, g.n::integer, 'i') AS found
+      FROM dof_documents d, generate_series(1, 10) AS g(n),
+           (VALUES ('in words', '\m[0-3]?[0-9] +de +(enero|febrero|marzo|abril|mayo|junio|julio|agosto|sep?tiembre|octubre|noviembre|diciembre) +del? +[12][0-9]{3}\M'),
+                   ('in figures', '\m[0-3]?[0-9]/(0?[1-9]|1[0-2])/[12][0-9]{3}\M'),
+                   ('in figures with dots', '\m[0-3]?[0-9]\.(0?[1-9]|1[0-2])\.[12][0-9]{3}\M')) AS p(what, pattern)
+      WHERE d.collection = 'eval-independent') o,
+     LATERAL (SELECT (regexp_match(o.found, '^[0-9]+'))[1]::integer AS day, (regexp_match(o.found, '[0-9]{4}$'))[1] AS year,
+                     coalesce((SELECT m.n FROM month m WHERE lower(o.found) ~ ('\m' || replace(m.name, 'septiembre', 'sep?tiembre') || '\M')),
+                              (regexp_match(o.found, '[/.]([0-9]+)[/.]'))[1]::int) AS mon) x,
+     LATERAL (VALUES ('as written', o.found),
+                     ('typed the other way', CASE WHEN o.what = 'in words' THEN lpad(x.day::text, 2, '0') || '/' || lpad(x.mon::text, 2, '0') || '/' || x.year
+                                                  ELSE x.day || ' de ' || (SELECT name FROM month WHERE n = x.mon) || ' de ' || x.year END)) AS f(form, typed)
+WHERE o.pos > 0;
+SELECT kind, count(*) AS lookups FROM asked GROUP BY 1 ORDER BY 1;
+CREATE TEMP TABLE with_rule AS
+SELECT e.method, e.question_id, e.reciprocal_rank
+FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
+-- without: a date in figures read as written, and a date joined by dots not a joined lexeme;
+-- the chunks that hold a date joined by slashes or dots indexed again
+CREATE OR REPLACE FUNCTION dof_date_words(words text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN words;
+CREATE OR REPLACE FUNCTION dof_word_parts(config regconfig, tsv tsvector) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN coalesce((SELECT (tsv::text || ' ' || string_agg(dof_tsvector_entry(w.lexeme, u.positions, u.weights), ' '))::tsvector
+                     FROM unnest(tsv) u, unnest(to_tsvector(config, dof_query_words(btrim(u.lexeme, '/.')))) w
+                     WHERE u.lexeme ~ '/|[[:alpha:]]\.|\.[[:alpha:]]' AND w.lexeme <> u.lexeme), tsv);
+UPDATE dof_chunks c SET tsv = dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)
+FROM dof_collections k
+WHERE k.name = c.collection AND c.collection = 'eval-independent'
+  AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme ~ '[0-9][/.][0-9]');
+CREATE TEMP TABLE without_rule AS
+SELECT e.method, e.question_id, e.reciprocal_rank
+FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
+SELECT w.method, a.kind, count(*) AS n,
+       round(avg(coalesce(o.reciprocal_rank, 0))::numeric, 3) AS without_rule, round(avg(coalesce(w.reciprocal_rank, 0))::numeric, 3) AS with_rule,
+       count(*) FILTER (WHERE coalesce(w.reciprocal_rank, 0) > coalesce(o.reciprocal_rank, 0)) AS up,
+       count(*) FILTER (WHERE coalesce(w.reciprocal_rank, 0) < coalesce(o.reciprocal_rank, 0)) AS down
+FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
+GROUP BY 1, 2 ORDER BY 1, 2;
+SELECT w.method, a.kind, a.question, round(o.reciprocal_rank::numeric, 2) AS without_rule, round(w.reciprocal_rank::numeric, 2) AS with_rule
+FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
+WHERE w.reciprocal_rank IS DISTINCT FROM o.reciprocal_rank AND w.method = 'hybrid' AND a.kind !~ 'other way' ORDER BY 2, 3;
+ROLLBACK;
