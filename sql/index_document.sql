@@ -20,7 +20,7 @@ COMMENT ON FUNCTION dof_tsvector_entry(text, smallint[], text[]) IS 'One lexeme 
 -- read with it (dof_query_words, and a query's quoted phrases in dof_query_tsquery), and a
 -- stored chunk's lexemes are also indexed in it (dof_spelling_variants), so either spelling
 -- finds both. Lookups built from the mixed set's dates and ordinals, typed in the other
--- spelling: hybrid MRR@10 0.085 -> 0.820 (dates, 44) and 0.565 -> 0.833 (ordinals, 12);
+-- spelling: hybrid MRR@10 0.116 -> 0.820 (dates, 44) and 0.565 -> 0.833 (ordinals, 12);
 -- every set's own questions unchanged (docs/measurements.md, "Two spellings of one word").
 -- É is named: a database whose ctype is C folds the case of ASCII letters only.
 CREATE FUNCTION dof_spelling(words text) RETURNS text
@@ -38,9 +38,10 @@ COMMENT ON FUNCTION dof_spelling(text) IS 'Words with two accepted Spanish spell
 -- day's leading zero goes (05/03/2021 is 5 de marzo): a query's numbers are read as typed,
 -- and 05 does not match the 5 of "5 de marzo". The month's name goes in place of its figure:
 -- kept beside it, the figure matched every other date of that month ("12/09/2013" typed for
--- "12 de setiembre de 2013": 0.517 against 0.768). A date joined by dots, which the parser reads as one word (a version number), is
--- kept before its words: a body that writes it so matches it whole (replaced, the dotted dates
--- as written fell, hybrid 0.722 -> 0.653, their words common to other dates). The mixed set's
+-- "12 de setiembre de 2013": 0.517 against 0.768). A date joined by dots, which the parser
+-- reads as one word (a version number), is kept before its words: a body that writes it so
+-- matches it whole (replaced, the dotted dates as written fell, hybrid 0.722 -> 0.653, their
+-- words common to other dates). The mixed set's
 -- dates in words typed in figures: hybrid MRR@10 0.207 -> 0.774; in figures typed in words
 -- 0.274 -> 0.753; every set's own questions unchanged (docs/measurements.md, "A date in
 -- figures or in words"). The month's figure is marked with U+0001 and named after the split
@@ -150,7 +151,7 @@ COMMENT ON FUNCTION dof_spelling_variants(tsvector) IS 'A tsvector with each lex
 -- written, hybrid 0.946 -> 0.868 on the mixed set). One to nine, in the Spanish stemmer's
 -- lexemes (sétimo is séptimo: dof_spelling); compound ordinals (décimo primero) are left
 -- alone. Lookups built from the mixed set's own articles, typed the other way: hybrid MRR@10
--- 0.441 -> 0.831 (words typed as figures, 307) and 0.399 -> 0.893 (figures typed as words,
+-- 0.440 -> 0.829 (words typed as figures, 307) and 0.399 -> 0.893 (figures typed as words,
 -- 111); as written 0.972 -> 0.967 and 0.778 -> 0.752, where a document numbers its own
 -- articles both ways (an ordinance and its annexed rules); every set's own questions
 -- unchanged (docs/measurements.md, "An article's number in words and in figures").
@@ -160,7 +161,7 @@ CREATE FUNCTION dof_article_numbers(config regconfig, tsv tsvector, heading_path
         WITH pair(figure, word) AS (VALUES ('1', 'primer'), ('2', 'segund'), ('3', 'tercer'), ('4', 'cuart'), ('5', 'quint'),
                                            ('6', 'sext'), ('7', 'septim'), ('8', 'octav'), ('9', 'noven')),
              own(lexeme) AS (SELECT l.lexeme
-                             FROM regexp_matches(array_to_string(heading_path, E'\n') || E'\n' || content,
+                             FROM regexp_matches(coalesce(array_to_string(heading_path, E'\n'), '') || E'\n' || content,
                                                  '(?:^|\n)[[:space:]#*_>-]*art[iíÍ]culo[[:space:]]+([1-9](?=[º°ª]?(?![[:alnum:]]))|[[:alpha:]]+)', 'gi') m,
                                   unnest(to_tsvector(config, dof_spelling(m[1]))) l),
              article(position) AS (SELECT p.position FROM unnest(tsv) u, unnest(u.positions) p(position) WHERE u.lexeme = 'articul')
@@ -174,14 +175,16 @@ COMMENT ON FUNCTION dof_article_numbers(regconfig, tsvector, text[], text) IS 'A
 -- metadata's "identifier", which YAML front matter such as legalize-pe's gives: DS-092-2002-EF,
 -- a form the body itself may not spell) weighted A (a match there ranks higher), the content
 -- B, lexemes joined by slashes or dots also as their words (dof_word_parts), then numbers
--- also without their leading zeros (dof_number_variants: the 0079 of a.r.0079.2025 too). A
--- function of its own so bulk loads and rebuilds make the same tsvector. STABLE, as
--- array_to_string is: so the planner inlines it into the statement that calls it, and the
--- two functions it calls keep their plans across rows (declared IMMUTABLE, it ran as a
--- function of its own that planned them again for each chunk: 1.4x the time). A chunk's
--- tsvector takes 2.4-2.7x what to_tsvector alone does, 0.30-0.46 ms more per chunk
--- (DOF set 226 -> 538 ms for 1,040 chunks, mixed set 490 -> 1,329 ms for 1,825), against
--- the hundreds of milliseconds its embedding takes.
+-- also without their leading zeros (dof_number_variants: the 0079 of a.r.0079.2025 too),
+-- words with two spellings also in the one (dof_spelling_variants) and the document's own
+-- articles' numbers also in their other form (dof_article_numbers). A function of its own
+-- so bulk loads and rebuilds make the same tsvector. STABLE, as array_to_string is: so the
+-- planner inlines it into the statement that calls it, and the functions it calls keep their
+-- plans across rows (declared IMMUTABLE, it ran as a function of its own that planned them
+-- again for each chunk: 1.4x the time). A chunk's tsvector takes 3.9-4.3x what to_tsvector
+-- alone does, 0.51-0.73 ms more per chunk (DOF set 183 -> 712 ms for 1,040 chunks, mixed
+-- set 405 -> 1,733 ms for 1,825; 2.4-2.7x before the spelling, article and date rules),
+-- against the hundreds of milliseconds its embedding takes.
 CREATE FUNCTION dof_chunk_tsvector(config regconfig, heading_path text[], content text, metadata jsonb) RETURNS tsvector
     LANGUAGE sql STABLE PARALLEL SAFE
     RETURN dof_article_numbers(config, dof_spelling_variants(dof_number_variants(dof_word_parts(config, setweight(to_tsvector(config, array_to_string(heading_path || (metadata ->> 'identifier'), ' ')), 'A')

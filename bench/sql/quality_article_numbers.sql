@@ -38,9 +38,8 @@ FROM (SELECT p.what, d.id, d.source_id, g.n, d.metadata ->> 'identifier' AS iden
                      ('typed the other way', CASE WHEN o.what = 'words' THEN w.n::text ELSE w.word END)) AS f(form, typed)
 WHERE o.pos > 0;
 SELECT kind, count(*) AS lookups FROM asked GROUP BY 1 ORDER BY 1;
-CREATE TEMP TABLE with_rule AS
-SELECT e.method, e.question_id, e.reciprocal_rank
-FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
+\set scores with_rule
+\ir rule_scores.sql
 \timing on
 SELECT count(dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)) AS tsvectors_with_rule FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection;
 SELECT count(dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)) AS tsvectors_with_rule FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection;
@@ -57,15 +56,9 @@ UPDATE dof_chunks c SET tsv = dof_chunk_tsvector(k.text_search_config, c.heading
 FROM dof_collections k
 WHERE k.name = c.collection AND c.collection = 'eval-independent'
   AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme = 'articul');
-CREATE TEMP TABLE without_rule AS
-SELECT e.method, e.question_id, e.reciprocal_rank
-FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
-SELECT w.method, a.kind, count(*) AS n,
-       round(avg(coalesce(o.reciprocal_rank, 0))::numeric, 3) AS without_rule, round(avg(coalesce(w.reciprocal_rank, 0))::numeric, 3) AS with_rule,
-       count(*) FILTER (WHERE coalesce(w.reciprocal_rank, 0) > coalesce(o.reciprocal_rank, 0)) AS up,
-       count(*) FILTER (WHERE coalesce(w.reciprocal_rank, 0) < coalesce(o.reciprocal_rank, 0)) AS down
-FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
-GROUP BY 1, 2 ORDER BY 1, 2;
+\set scores without_rule
+\ir rule_scores.sql
+\ir rule_summary.sql
 SELECT w.method, a.kind, a.question, round(o.reciprocal_rank::numeric, 2) AS without_rule, round(w.reciprocal_rank::numeric, 2) AS with_rule
 FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
 WHERE w.reciprocal_rank IS DISTINCT FROM o.reciprocal_rank AND w.method = 'hybrid' AND a.kind !~ 'other way' ORDER BY 2, 3;

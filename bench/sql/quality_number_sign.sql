@@ -29,9 +29,8 @@ FROM (SELECT d.id, d.source_id, g.n,
      LATERAL (VALUES ('as written', o.found),
                      ('typed without the sign', lower(regexp_replace(o.found, '\.? +Nº', ' ')))) AS f(form, question)
 WHERE o.pos > 0;
-CREATE TEMP TABLE with_rule AS
-SELECT e.method, e.question_id, e.reciprocal_rank
-FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
+\set scores with_rule
+\ir rule_scores.sql
 -- without: the two functions as they were before the rule
 CREATE OR REPLACE FUNCTION dof_query_words(query text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -48,13 +47,9 @@ UPDATE dof_chunks c SET tsv = dof_chunk_tsvector(k.text_search_config, c.heading
 FROM dof_collections k
 WHERE k.name = c.collection AND c.collection = 'eval-independent'
   AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme ~ '^nº[0-9]');
-CREATE TEMP TABLE without_rule AS
-SELECT e.method, e.question_id, e.reciprocal_rank
-FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
-SELECT w.method, a.kind, count(*) AS n, round(avg(o.reciprocal_rank)::numeric, 3) AS without_rule, round(avg(w.reciprocal_rank)::numeric, 3) AS with_rule,
-       count(*) FILTER (WHERE w.reciprocal_rank > o.reciprocal_rank) AS up, count(*) FILTER (WHERE w.reciprocal_rank < o.reciprocal_rank) AS down
-FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
-GROUP BY 1, 2 ORDER BY 1, 2;
+\set scores without_rule
+\ir rule_scores.sql
+\ir rule_summary.sql
 SELECT w.method, a.kind, a.question, round(o.reciprocal_rank::numeric, 2) AS without_rule, round(w.reciprocal_rank::numeric, 2) AS with_rule
 FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
 WHERE w.reciprocal_rank IS DISTINCT FROM o.reciprocal_rank ORDER BY 1, 2, 3;

@@ -32,9 +32,8 @@ FROM (SELECT p.what, d.id, d.source_id, g.n, coalesce(d.metadata ->> 'identifier
                      ('in the other spelling', CASE WHEN o.found ~* 's[eéÉ]pti' THEN regexp_replace(o.found, '(s[eéÉ])p(t)', '\1\2', 'i')
                                                     ELSE regexp_replace(o.found, '(s[eéÉ])(t)', '\1p\2', 'i') END)) AS f(form, written)
 WHERE o.pos > 0;
-CREATE TEMP TABLE with_rule AS
-SELECT e.method, e.question_id, e.reciprocal_rank
-FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
+\set scores with_rule
+\ir rule_scores.sql
 -- without: one spelling is no spelling; the chunks that hold a word it wrote another way
 -- indexed again (dof_spelling_variants now adds nothing)
 CREATE OR REPLACE FUNCTION dof_spelling(words text) RETURNS text
@@ -44,15 +43,9 @@ UPDATE dof_chunks c SET tsv = dof_chunk_tsvector(k.text_search_config, c.heading
 FROM dof_collections k
 WHERE k.name = c.collection AND c.collection = 'eval-independent'
   AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme ~ '^s(etiembr|etim)');
-CREATE TEMP TABLE without_rule AS
-SELECT e.method, e.question_id, e.reciprocal_rank
-FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
-SELECT w.method, a.kind, count(*) AS n,
-       round(avg(coalesce(o.reciprocal_rank, 0))::numeric, 3) AS without_rule, round(avg(coalesce(w.reciprocal_rank, 0))::numeric, 3) AS with_rule,
-       count(*) FILTER (WHERE coalesce(w.reciprocal_rank, 0) > coalesce(o.reciprocal_rank, 0)) AS up,
-       count(*) FILTER (WHERE coalesce(w.reciprocal_rank, 0) < coalesce(o.reciprocal_rank, 0)) AS down
-FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
-GROUP BY 1, 2 ORDER BY 1, 2;
+\set scores without_rule
+\ir rule_scores.sql
+\ir rule_summary.sql
 SELECT w.method, a.kind, a.question, round(o.reciprocal_rank::numeric, 2) AS without_rule, round(w.reciprocal_rank::numeric, 2) AS with_rule
 FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
 WHERE w.reciprocal_rank IS DISTINCT FROM o.reciprocal_rank AND w.method = 'hybrid' ORDER BY 2, 3;
