@@ -98,12 +98,20 @@ GRANT SELECT ON dof_documents, dof_chunks, dof_collections, dof_models, dof_term
 ALTER TABLE dof_chunks ENABLE ROW LEVEL SECURITY;
 CREATE POLICY sin_pesca ON dof_chunks FOR SELECT TO dof_evaluator
     USING (document_id <> (SELECT id FROM dof_documents WHERE source_id = 'pesca'));
+SELECT array_agg(c.id ORDER BY c.id)::text AS pesca_ids FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'pesca' \gset
+SELECT array_agg(c.id ORDER BY c.id)::text AS nom_ids FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'nom' \gset
 SET ROLE dof_evaluator;
 SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id UNION ALL SELECT 'riesgo psicosocial', 'nom'$$, 'ev', methods => ARRAY['text']);
 SELECT count(*) AS pesca_visible FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'pesca';
 -- per question, the hidden document's question has no relevant chunk this role can read
 SELECT question, relevant_chunks, first_hit, first_source_id
 FROM dof_evaluate_questions($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id UNION ALL SELECT 'riesgo psicosocial', 'nom'$$, 'ev', methods => ARRAY['text']);
+-- and given the hidden chunks' ids: still none of them counts (nor tells the role it exists);
+-- the visible document's ids count as they do for any caller
+SELECT question, relevant_chunks, first_hit, first_source_id
+FROM dof_evaluate_questions(format($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id, %L::bigint[] AS chunk_ids
+                                     UNION ALL SELECT 'riesgo psicosocial', 'nom', %L::bigint[]$$, :'pesca_ids', :'nom_ids'),
+                            'ev', methods => ARRAY['text']);
 RESET ROLE;
 SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id UNION ALL SELECT 'riesgo psicosocial', 'nom'$$, 'ev', methods => ARRAY['text']);
 DROP POLICY sin_pesca ON dof_chunks;
