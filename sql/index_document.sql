@@ -4,13 +4,20 @@
 
 -- A tsvector has no constructor with positions but its text form, so lexemes added at
 -- another lexeme's positions (dof_word_parts, dof_number_variants, dof_spelling_variants,
--- dof_article_numbers) are written as entries ('lexeme':3A,7B) after the tsvector's own text
--- and the whole read back; entries for the same lexeme merge.
+-- dof_article_numbers) are written as entries ('lexeme':3A,7B) and added to the tsvector by
+-- dof_tsvector_add, which reads its text and theirs back as one; entries for the same
+-- lexeme merge.
 CREATE FUNCTION dof_tsvector_entry(lexeme text, positions smallint[], weights text[]) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || ''''
            || coalesce(':' || (SELECT string_agg(p.position || p.weight, ',') FROM unnest(positions, weights) AS p(position, weight)), '');
-COMMENT ON FUNCTION dof_tsvector_entry(text, smallint[], text[]) IS 'One lexeme with its positions and weights (as unnest(tsvector) gives them) in a tsvector''s text form, ''lexeme'':3A,7B: how dof_word_parts, dof_number_variants, dof_spelling_variants and dof_article_numbers write the tsvectors they return';
+COMMENT ON FUNCTION dof_tsvector_entry(text, smallint[], text[]) IS 'One lexeme with its positions and weights (as unnest(tsvector) gives them) in a tsvector''s text form, ''lexeme'':3A,7B: the entries dof_tsvector_add adds';
+-- The tsvector with the entries (dof_tsvector_entry, separated by spaces) added; NULL entries
+-- (a rule that adds nothing to this chunk) leave it as it is.
+CREATE FUNCTION dof_tsvector_add(tsv tsvector, entries text) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN coalesce((tsv::text || ' ' || entries)::tsvector, tsv);
+COMMENT ON FUNCTION dof_tsvector_add(tsvector, text) IS 'A tsvector with entries in its text form (dof_tsvector_entry, separated by spaces) added, a lexeme''s positions merged; NULL entries add nothing: how dof_word_parts, dof_number_variants, dof_spelling_variants and dof_article_numbers add lexemes at another''s positions';
 
 -- Spanish words with two spellings the RAE accepts, written the one way: Peru's laws date
 -- "30 de setiembre" and number "Sétima Disposición Complementaria Final" (206 and 155 times
@@ -94,13 +101,15 @@ COMMENT ON FUNCTION dof_query_words(text) IS 'A search''s words as the text leg 
 -- 0.975, text 0.831 -> 0.931, the other 540 0.953 -> 0.952; the PDF converters' DOF
 -- editions lose a little, their file numbers' and URLs' words now counted (docling's
 -- hybrid 0.768 -> 0.760; docs/measurements.md, "Identifiers joined by slashes and dots").
--- A date joined by dots (12.04.2024, which the parser reads as a version number) is such a
--- lexeme too: its words are the date's (dof_date_words).
+-- So is a date joined by dots (12.04.2024, which the parser reads as a version number):
+-- whether figures joined by dots are a date, and its words, are dof_date_words' to say.
 CREATE FUNCTION dof_word_parts(config regconfig, tsv tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN coalesce((SELECT (tsv::text || ' ' || string_agg(dof_tsvector_entry(w.lexeme, u.positions, u.weights), ' '))::tsvector
-                     FROM unnest(tsv) u, unnest(to_tsvector(config, dof_query_words(btrim(u.lexeme, '/.')))) w
-                     WHERE u.lexeme ~ '/|[[:alpha:]]\.|\.[[:alpha:]]|^[0-3]?[0-9]\.[01]?[0-9]\.[12][0-9]{3}$' AND w.lexeme <> u.lexeme), tsv);
+    RETURN dof_tsvector_add(tsv, (SELECT string_agg(dof_tsvector_entry(w.lexeme, u.positions, u.weights), ' ')
+                                  FROM unnest(tsv) u, unnest(to_tsvector(config, dof_query_words(btrim(u.lexeme, '/.')))) w
+                                  WHERE (u.lexeme ~ '/|[[:alpha:]]\.|\.[[:alpha:]]'
+                                         OR (u.lexeme ~ '^[0-9]+\.[0-9]+\.[0-9]+$' AND dof_date_words(u.lexeme) <> u.lexeme))
+                                    AND w.lexeme <> u.lexeme));
 COMMENT ON FUNCTION dof_word_parts(regconfig, tsvector) IS 'A tsvector with each lexeme that joins words with a slash or a dot (cusco/gr, 12/04/2024, g.r.pasco, a date such as 12.04.2024) also as the words dof_query_words makes of it in the given configuration, at the same positions and weights: what dof_chunk_tsvector stores, so an identifier typed with spaces or hyphens matches';
 
 -- Numbers however they are typed, zeros first or not: the Nº 092-2002-EF of a decree, the
@@ -108,8 +117,8 @@ COMMENT ON FUNCTION dof_word_parts(regconfig, tsvector) IS 'A tsvector with each
 -- same positions (so neighbouring words stay neighbours). The query is read as typed: "ds
 -- 92 2002 ef" finds the decree, and "0004" still matches only 0004 (stripped on the
 -- query's side too, it matched every 4 and a padded number lost its rarity: an ordinance
--- "nro 0004" fell out of the first ten). The variants are added as entries after the
--- tsvector's text (dof_tsvector_entry), only in chunks holding such a number.
+-- "nro 0004" fell out of the first ten). The variants are added (dof_tsvector_add) only in
+-- chunks holding such a number.
 -- Typed without their zeros, the mixed set's 194 questions with a padded number found
 -- their passage at hybrid MRR@10 0.900 -> 0.967, every question as typed unchanged
 -- (docs/measurements.md, "Numbers typed without their zeros"). So is a number with an
@@ -121,13 +130,13 @@ COMMENT ON FUNCTION dof_word_parts(regconfig, tsvector) IS 'A tsvector with each
 -- word (Nº27056, as 26 times in the shared corpora), is also indexed as the number: 27056.
 CREATE FUNCTION dof_number_variants(tsv tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN coalesce((SELECT (tsv::text || ' ' || string_agg(DISTINCT dof_tsvector_entry(n.number, u.positions, u.weights), ' '))::tsvector
-                     FROM unnest(tsv) u,
-                          LATERAL (SELECT regexp_replace(u.lexeme, '^nº', '') AS bare) b,
-                          LATERAL (VALUES (b.bare),
-                                          (regexp_replace(regexp_replace(b.bare, '(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma)$', ''),
-                                                          '^0+([0-9])', '\1'))) n(number)
-                     WHERE b.bare ~ '^[0-9]' AND n.number ~ '^[0-9]+$' AND n.number <> u.lexeme), tsv);
+    RETURN dof_tsvector_add(tsv, (SELECT string_agg(DISTINCT dof_tsvector_entry(n.number, u.positions, u.weights), ' ')
+                                  FROM unnest(tsv) u,
+                                       LATERAL (SELECT regexp_replace(u.lexeme, '^nº', '') AS bare) b,
+                                       LATERAL (VALUES (b.bare),
+                                                       (regexp_replace(regexp_replace(b.bare, '(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma)$', ''),
+                                                                       '^0+([0-9])', '\1'))) n(number)
+                                  WHERE b.bare ~ '^[0-9]' AND n.number ~ '^[0-9]+$' AND n.number <> u.lexeme));
 COMMENT ON FUNCTION dof_number_variants(tsvector) IS 'A tsvector with each number written with leading zeros, an ordinal sign or a number sign glued before it also as the number alone, at the same positions and weights (0092 also as 92, 1º as 1, 5o as 5, nº27056 as 27056): what dof_chunk_tsvector stores, so a number typed without its zeros or its sign matches';
 
 -- A chunk's lexemes in a spelling dof_spelling writes the other way (setiembr, setim) are
@@ -135,9 +144,9 @@ COMMENT ON FUNCTION dof_number_variants(tsvector) IS 'A tsvector with each numbe
 -- lexeme as written stays.
 CREATE FUNCTION dof_spelling_variants(tsv tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN coalesce((SELECT (tsv::text || ' ' || string_agg(dof_tsvector_entry(s.lexeme, u.positions, u.weights), ' '))::tsvector
-                     FROM unnest(tsv) u, LATERAL (SELECT dof_spelling(u.lexeme) AS lexeme) s
-                     WHERE s.lexeme <> u.lexeme), tsv);
+    RETURN dof_tsvector_add(tsv, (SELECT string_agg(dof_tsvector_entry(s.lexeme, u.positions, u.weights), ' ')
+                                  FROM unnest(tsv) u, LATERAL (SELECT dof_spelling(u.lexeme) AS lexeme) s
+                                  WHERE s.lexeme <> u.lexeme));
 COMMENT ON FUNCTION dof_spelling_variants(tsvector) IS 'A tsvector with each lexeme that dof_spelling writes another way (setiembr, setim) also in that spelling (septiembr, septim), at the same positions and weights: what dof_chunk_tsvector stores, so a query in either spelling matches';
 
 -- An article numbered in words ("ARTÍCULO PRIMERO.-", as Peru's regional agreements and
@@ -157,7 +166,7 @@ COMMENT ON FUNCTION dof_spelling_variants(tsvector) IS 'A tsvector with each lex
 -- unchanged (docs/measurements.md, "An article's number in words and in figures").
 CREATE FUNCTION dof_article_numbers(config regconfig, tsv tsvector, heading_path text[], content text) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN coalesce((
+    RETURN dof_tsvector_add(tsv, (
         WITH pair(figure, word) AS (VALUES ('1', 'primer'), ('2', 'segund'), ('3', 'tercer'), ('4', 'cuart'), ('5', 'quint'),
                                            ('6', 'sext'), ('7', 'septim'), ('8', 'octav'), ('9', 'noven')),
              own(lexeme) AS (SELECT l.lexeme
@@ -165,10 +174,10 @@ CREATE FUNCTION dof_article_numbers(config regconfig, tsv tsvector, heading_path
                                                  '(?:^|\n)[[:space:]#*_>-]*art[iíÍ]culo[[:space:]]+([1-9](?=[º°ª]?(?![[:alnum:]]))|[[:alpha:]]+)', 'gi') m,
                                   unnest(to_tsvector(config, dof_spelling(m[1]))) l),
              article(position) AS (SELECT p.position FROM unnest(tsv) u, unnest(u.positions) p(position) WHERE u.lexeme = 'articul')
-        SELECT (tsv::text || ' ' || string_agg(DISTINCT dof_tsvector_entry(CASE WHEN u.lexeme = pair.figure THEN pair.word ELSE pair.figure END,
-                                                                           ARRAY[p.position], ARRAY[p.weight]), ' '))::tsvector
+        SELECT string_agg(DISTINCT dof_tsvector_entry(CASE WHEN u.lexeme = pair.figure THEN pair.word ELSE pair.figure END,
+                                                      ARRAY[p.position], ARRAY[p.weight]), ' ')
         FROM unnest(tsv) u JOIN pair ON u.lexeme IN (pair.figure, pair.word), unnest(u.positions, u.weights) p(position, weight)
-        WHERE u.lexeme IN (SELECT lexeme FROM own) AND p.position - 1 IN (SELECT position FROM article)), tsv);
+        WHERE u.lexeme IN (SELECT lexeme FROM own) AND p.position - 1 IN (SELECT position FROM article)));
 COMMENT ON FUNCTION dof_article_numbers(regconfig, tsvector, text[], text) IS 'A tsvector with the number of each of a document''s own articles (a line or heading that opens with "Artículo", one to nine) also in its other form, at the same position and weight: PRIMERO also as 1, 1 (or 1º) also as primero; a citation inside a sentence keeps its one form: what dof_chunk_tsvector stores, so "artículo 1" finds "ARTÍCULO PRIMERO" and the reverse';
 
 -- What the text leg searches: the heading path and the document's identifier (the

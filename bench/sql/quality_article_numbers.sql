@@ -52,14 +52,8 @@ CREATE OR REPLACE FUNCTION dof_article_numbers(config regconfig, tsv tsvector, h
 SELECT count(dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)) AS tsvectors_without_rule FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection;
 SELECT count(dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)) AS tsvectors_without_rule FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection;
 \timing off
-UPDATE dof_chunks c SET tsv = dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)
-FROM dof_collections k
-WHERE k.name = c.collection AND c.collection = 'eval-independent'
-  AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme = 'articul');
-\set scores without_rule
-\ir rule_scores.sql
+\set lexemes '^articul$'
+\ir rule_without.sql
+\set unlisted 'other way'
 \ir rule_summary.sql
-SELECT w.method, a.kind, a.question, round(o.reciprocal_rank::numeric, 2) AS without_rule, round(w.reciprocal_rank::numeric, 2) AS with_rule
-FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
-WHERE w.reciprocal_rank IS DISTINCT FROM o.reciprocal_rank AND w.method = 'hybrid' AND a.kind !~ 'other way' ORDER BY 2, 3;
 ROLLBACK;

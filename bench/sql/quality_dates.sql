@@ -40,24 +40,14 @@ WHERE o.pos > 0;
 SELECT kind, count(*) AS lookups FROM asked GROUP BY 1 ORDER BY 1;
 \set scores with_rule
 \ir rule_scores.sql
--- without: a date in figures read as written, and a date joined by dots not a joined lexeme;
--- the chunks that hold a date joined by slashes or dots indexed again
+-- without: a date in figures read as written (so a date joined by dots is not one of
+-- dof_word_parts' joined lexemes either); the chunks that hold a date joined by slashes or
+-- dots indexed again
 CREATE OR REPLACE FUNCTION dof_date_words(words text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN words;
-CREATE OR REPLACE FUNCTION dof_word_parts(config regconfig, tsv tsvector) RETURNS tsvector
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN coalesce((SELECT (tsv::text || ' ' || string_agg(dof_tsvector_entry(w.lexeme, u.positions, u.weights), ' '))::tsvector
-                     FROM unnest(tsv) u, unnest(to_tsvector(config, dof_query_words(btrim(u.lexeme, '/.')))) w
-                     WHERE u.lexeme ~ '/|[[:alpha:]]\.|\.[[:alpha:]]' AND w.lexeme <> u.lexeme), tsv);
-UPDATE dof_chunks c SET tsv = dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)
-FROM dof_collections k
-WHERE k.name = c.collection AND c.collection = 'eval-independent'
-  AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme ~ '[0-9][/.][0-9]');
-\set scores without_rule
-\ir rule_scores.sql
+\set lexemes '[0-9][/.][0-9]'
+\ir rule_without.sql
+\set unlisted 'other way'
 \ir rule_summary.sql
-SELECT w.method, a.kind, a.question, round(o.reciprocal_rank::numeric, 2) AS without_rule, round(w.reciprocal_rank::numeric, 2) AS with_rule
-FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
-WHERE w.reciprocal_rank IS DISTINCT FROM o.reciprocal_rank AND w.method = 'hybrid' AND a.kind !~ 'other way' ORDER BY 2, 3;
 ROLLBACK;

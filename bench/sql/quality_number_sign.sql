@@ -38,19 +38,12 @@ CREATE OR REPLACE FUNCTION dof_query_words(query text) RETURNS text
                           '([[:alpha:]])\.(?=[[:alnum:]])|([[:digit:]])\.(?=[[:alpha:]])', '\1\2 ', 'g');
 CREATE OR REPLACE FUNCTION dof_number_variants(tsv tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN coalesce((SELECT (tsv::text || ' ' || string_agg(dof_tsvector_entry(n.number, u.positions, u.weights), ' '))::tsvector
-                     FROM unnest(tsv) u,
-                          LATERAL (SELECT regexp_replace(regexp_replace(u.lexeme, '(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma)$', ''),
-                                                         '^0+([0-9])', '\1') AS number) n
-                     WHERE u.lexeme ~ '^[0-9]' AND n.number ~ '^[0-9]+$' AND n.number <> u.lexeme), tsv);
-UPDATE dof_chunks c SET tsv = dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)
-FROM dof_collections k
-WHERE k.name = c.collection AND c.collection = 'eval-independent'
-  AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme ~ '^nº[0-9]');
-\set scores without_rule
-\ir rule_scores.sql
+    RETURN dof_tsvector_add(tsv, (SELECT string_agg(dof_tsvector_entry(n.number, u.positions, u.weights), ' ')
+                                  FROM unnest(tsv) u,
+                                       LATERAL (SELECT regexp_replace(regexp_replace(u.lexeme, '(º|ª|o|a|er|ero|era|ro|ra|do|da|to|ta|vo|va|no|na|mo|ma)$', ''),
+                                                                      '^0+([0-9])', '\1') AS number) n
+                                  WHERE u.lexeme ~ '^[0-9]' AND n.number ~ '^[0-9]+$' AND n.number <> u.lexeme));
+\set lexemes '^nº[0-9]'
+\ir rule_without.sql
 \ir rule_summary.sql
-SELECT w.method, a.kind, a.question, round(o.reciprocal_rank::numeric, 2) AS without_rule, round(w.reciprocal_rank::numeric, 2) AS with_rule
-FROM with_rule w JOIN without_rule o USING (method, question_id) JOIN asked a USING (question_id)
-WHERE w.reciprocal_rank IS DISTINCT FROM o.reciprocal_rank ORDER BY 1, 2, 3;
 ROLLBACK;

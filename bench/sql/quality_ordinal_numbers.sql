@@ -30,28 +30,15 @@ FROM (SELECT d.id, d.source_id, d.metadata ->> 'identifier' AS identifier, g.n,
      LATERAL (VALUES ('as written', 'artículo ' || substring(o.heading FROM '[0-9]+(?:º|°|o)') || ' ' || o.identifier),
                      ('typed without the sign', 'articulo ' || substring(o.heading FROM '[0-9]+') || ' ' || o.identifier)) AS f(form, question)
 WHERE o.pos > 0 AND o.heading !~ '°';
-CREATE TEMP TABLE with_variants AS
-SELECT e.method, e.question_id, e.reciprocal_rank
-FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
+\set scores with_rule
+\ir rule_scores.sql
 -- without: leading zeros alone
 CREATE OR REPLACE FUNCTION dof_number_variants(tsv tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN CASE WHEN NOT EXISTS (SELECT 1 FROM unnest(tsv) u WHERE u.lexeme ~ '^0+[0-9]+$') THEN tsv ELSE
-        (tsv::text || ' ' || (SELECT string_agg(dof_tsvector_entry(regexp_replace(u.lexeme, '^0+([0-9])', '\1'), u.positions, u.weights), ' ')
-                              FROM unnest(tsv) u WHERE u.lexeme ~ '^0+[0-9]+$'))::tsvector
-    END;
-UPDATE dof_chunks c SET tsv = dof_chunk_tsvector(k.text_search_config, c.heading_path, c.content, c.metadata)
-FROM dof_collections k
-WHERE k.name = c.collection AND c.collection = 'eval-independent'
-  AND EXISTS (SELECT 1 FROM unnest(c.tsv) l WHERE l.lexeme ~ '^[0-9]+[^0-9]+$');
-CREATE TEMP TABLE without_variants AS
-SELECT e.method, e.question_id, e.reciprocal_rank
-FROM dof_evaluate_questions('SELECT question_id AS id, question, source_id, answer FROM asked', 'eval-independent', methods => ARRAY['text', 'hybrid']) e;
-SELECT w.method, a.kind, count(*) AS n, round(avg(o.reciprocal_rank)::numeric, 3) AS without_variants, round(avg(w.reciprocal_rank)::numeric, 3) AS with_variants,
-       count(*) FILTER (WHERE w.reciprocal_rank > o.reciprocal_rank) AS up, count(*) FILTER (WHERE w.reciprocal_rank < o.reciprocal_rank) AS down
-FROM with_variants w JOIN without_variants o USING (method, question_id) JOIN asked a USING (question_id)
-GROUP BY 1, 2 ORDER BY 1, 2;
-SELECT w.method, a.question, round(o.reciprocal_rank::numeric, 2) AS without_variants, round(w.reciprocal_rank::numeric, 2) AS with_variants
-FROM with_variants w JOIN without_variants o USING (method, question_id) JOIN asked a USING (question_id)
-WHERE a.kind = 'the set''s questions' AND w.reciprocal_rank IS DISTINCT FROM o.reciprocal_rank ORDER BY 1, 2;
+    RETURN dof_tsvector_add(tsv, (SELECT string_agg(dof_tsvector_entry(regexp_replace(u.lexeme, '^0+([0-9])', '\1'), u.positions, u.weights), ' ')
+                                  FROM unnest(tsv) u WHERE u.lexeme ~ '^0+[0-9]+$'));
+\set lexemes '^[0-9]+[^0-9]+$'
+\ir rule_without.sql
+\set unlisted '^article lookups'
+\ir rule_summary.sql
 ROLLBACK;

@@ -66,6 +66,11 @@ FROM unnest(ARRAY['NOM-035-STPS-2018', 'nom 035 stps 2018', 'NOM 035', 'nom-035-
                   'Decreto Supremo 092-2002-EF', 'decreto supremo nº 092-2002-ef', 'Nº 27056', 'ley 27056', 'LEY N° 27056',
                   'articulo 40.', 'artículo 40', '018-78-TR', 'rm 018 78 tr', 'resolucion ministerial 018-78-tr',
                   'ds 92 2002 ef', 'DS-92-2002-EF', 'rm 18-78-tr', 'resolución ministerial 18 78 tr']) AS typed;
+-- the rules below add lexemes at another's positions through dof_tsvector_add: an entry
+-- (dof_tsvector_entry, quotes and backslashes escaped) for a lexeme the tsvector holds
+-- merges its positions, and NULL entries (a rule that adds nothing) leave it as it was
+SELECT dof_tsvector_add('''ley'':1A ''27056'':2B', dof_tsvector_entry('27056', '{5}', '{C}') || ' ' || dof_tsvector_entry('o''brien\', '{3,4}', '{D,A}')) AS added,
+       dof_tsvector_add('''ley'':1A', NULL) AS unchanged;
 -- a number with leading zeros is also indexed without them, at its positions and weight
 -- (dof_number_variants); the query is read as typed, so 018 still matches only 018
 SELECT dof_chunk_tsvector('dof_spanish', '{"Resolución Ministerial N.° 018-78-TR"}', 'Del 08 de abril; 0,5 y 10.05.', '{}') AS tsv;
@@ -142,7 +147,7 @@ WHERE d.source_id IN ('cita', 'acuerdo-segundo') ORDER BY 1;
 -- date. Typed either way, each date finds its own: each document differs from the one stored
 -- before it only in its date's month (a tie would put that one first)
 SELECT dof_query_words('DOF 12/04/2024, 2024-04-12, 1.2.2019, 31-12-2023, 13/13/2020, 02-31-01-2020, 05-12-2019-EF') AS words,
-       dof_chunk_tsvector('dof_spanish', '{}', 'el 12/04/2024 y el 05.03.2021, versión 1.500.000', '{}') AS tsv;
+       dof_chunk_tsvector('dof_spanish', '{}', 'el 12/04/2024 y el 05.03.2021, versión 1.500.000, tomo 31.13.2024', '{}') AS tsv;
 INSERT INTO dof_documents (collection, source_id, body) VALUES
  ('identificadores', 'mayo-palabras', E'# Aviso\n\nSe publicó el 12 de mayo de 2024 en el diario.'),
  ('identificadores', 'abril-palabras', E'# Aviso\n\nSe publicó el 12 de abril de 2024 en el diario.'),
