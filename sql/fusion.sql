@@ -190,7 +190,8 @@ BEGIN
         SELECT array_agg(o.id ORDER BY o.rank), array_agg(o.score ORDER BY o.rank) INTO ordered_ids, ordered_scores
         FROM (SELECT array_agg(s.chunk_id) AS ids, array_agg(s.document_id) AS documents, array_agg(s.text_score) AS scores
               FROM dof_document_text_scores(fused_ids, CASE WHEN dedup_by_source THEN cardinality(fused_ids) ELSE k END,
-                                            lexemes, idfs, average_length, query_vector) s) within,
+                                            lexemes, idfs, average_length, query_vector,
+                                            definition_term => dof_definition_term(query)) s) within,
              dof_document_order(fused_ids, fused_scores, vector_ids, vector_scores,
                                 dof_fusion_text_share(alpha, (SELECT max(t) FROM unnest(text_scores) t), text_full_match),
                                 within.ids, within.documents, within.scores) o;

@@ -163,7 +163,8 @@ CREATE FUNCTION dof_shard_document_text_scores(query text, collection text, ids 
     LANGUAGE sql STABLE SET search_path FROM CURRENT
 BEGIN ATOMIC
     SELECT * FROM dof_document_text_scores(ids, k, lexemes, dof_bm25_idfs(chunks, total_chunks), average_length,
-                                           dof_query_vector((dof_collection(collection)).text_search_config, query));
+                                           dof_query_vector((dof_collection(collection)).text_search_config, query),
+                                           definition_term => dof_definition_term(query));
 END;
 
 -- The chunks of `ids` this shard holds, with their document; the content only when asked

@@ -217,3 +217,42 @@ LEFT JOIN LATERAL dof_document_text_scores(ARRAY(SELECT c.id FROM dof_chunks c J
                                                  WHERE d.source_id = 'ley-elecciones' ORDER BY c.chunk_index),
                                            10, t.lexemes, t.idfs, t.average_length, t.query_vector, m.max_chunks) s ON true
 GROUP BY m.max_chunks ORDER BY m.max_chunks;
+-- A definition question asks for the chunk that defines its term (dof_definition_term: the
+-- words after qué es / significa / se entiende por / definición de, up to a preposition, a
+-- punctuation mark or an identifier; NULL for any other query) ...
+SELECT q, dof_definition_term(q) AS term
+FROM unnest(ARRAY['¿Qué es el AIRHSP?', '¿Qué significa CNRTS?', '¿Qué es un resguardo según las bases de IMSS-BIENESTAR?',
+                  'definicion de vehiculo no motorizado NOM-004-SEDATU', '¿Qué se entiende por ausencia por desaparición forzada?',
+                  'QUÉ SON LOS BIENES MUEBLES', '¿Qué es el Formulario Único Oficial y qué partes tiene?', '¿Quién es el gobernador regional?', 'edad del gobernador regional', '']) AS q;
+-- ... and a chunk defines it (dof_defines, accents and case aside) when a line opens with it
+-- and a colon, after list markers, numbering and bold; when it stands in parentheses after
+-- what it abbreviates; or after "se entiende por". Naming it, or a line opening with
+-- another label, is no definition
+SELECT content, dof_defines(content, term) AS defines
+FROM (VALUES (E'Para los fines de estas Bases:\n1.1.12. CNRTS: Catálogo Nacional de Regiones', 'CNRTS'),
+             (E'III. **Bienes muebles:** Los que pueden trasladarse', 'bienes muebles'),
+             ('el Aplicativo Informático para el Registro Centralizado de Planillas (AIRHSP) del MEF', 'AIRHSP'),
+             ('Se entiende por ausencia la situación de quien desaparece', 'ausencia'),
+             ('Se entiende por ausencias justificadas las que', 'ausencia'),
+             ('El CNRTS se publica cada año: el CNRTS lo actualiza', 'CNRTS'),
+             (E'TRANSITORIOS:\nEl CNRTS entra en vigor', 'CNRTS'),
+             (E'Vehículo no motorizado: el que se mueve por tracción humana', 'vehiculo no motorizado')) AS t(content, term);
+-- end to end: a law whose articles name its registry many times, one of them defining it.
+-- The text leg ranks first the article naming it most often; the hybrid search (alpha 1:
+-- the text decides) ranks the definition first, within the law, and only for a definition
+-- question
+INSERT INTO dof_collections (name, model, late_chunking, max_tokens) VALUES ('glosario', 'hash-384', false, 200);
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+('glosario', 'ley-proveedores', E'# Ley de proveedores\n\n' ||
+ E'**Artículo 1.** El RUPE inscribe a los proveedores; el RUPE publica el padrón del RUPE cada mes y el RUPE lo actualiza.\n\n' ||
+ E'**Artículo 2.** Para los fines de esta ley se usan las siguientes siglas.\n\nRUPE: Registro Único de Proveedores del Estado.\n\n' ||
+ E'**Artículo 3.** La inscripción en el RUPE cuesta una tasa que el RUPE fija.\n');
+INSERT INTO dof_documents (collection, source_id, body)
+SELECT 'glosario', 'aviso-' || g, format(E'# Aviso %s\n\nLa dependencia publica el trámite %s.', g, g) FROM generate_series(1, 30) g;
+SELECT 'text leg' AS search, t.rank, left(c.content, 40) AS starts
+FROM dof_text_search('¿Qué es el RUPE?', 3, 'glosario') t JOIN dof_chunks c ON c.id = t.chunk_id
+UNION ALL
+SELECT 'hybrid: ' || q, h.n, left(h.content, 40)
+FROM unnest(ARRAY['¿Qué es el RUPE?', 'RUPE']) AS q,
+     dof_hybrid_search(q, 3, 'glosario', alpha => 1) WITH ORDINALITY AS h(chunk_id, document_id, source_id, heading_path, content, score, vector_rank, text_rank, n)
+ORDER BY 1, 2;
