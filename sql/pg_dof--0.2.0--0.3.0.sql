@@ -1635,16 +1635,28 @@ CREATE FUNCTION dof_definition_term(query text) RETURNS text
             FROM regexp_match(regexp_replace(coalesce((regexp_match(query, '^\W*(?:qu[eé]\s+(?:es|son|significa|significan|quiere\s+decir)|definici[oó]n\s+de|qu[eé]\s+se\s+entiende\s+por)\s+(?:(?:el|la|los|las|lo|un|una)\s+)?(.*)$', 'i'))[1], ''),
                                              '\s+(?:(?:en|seg[uú]n|de|del|para|por|que|con|a|al|dentro|conforme)|y\s+(?:qu[eé]|cu[aá]l|c[oó]mo|d[oó]nde|cu[aá]ndo|qui[eé]n))\s.*$', '', 'i'),
                               '^([^?¿.,;:]+)') m);
--- Whether a text defines a term, accents and case aside: a line that opens with the term
--- (after list markers, numbering such as 1.1.12. / III. / a), and bold) and a colon, the
--- term in parentheses after what it abbreviates, or "se entiende por" the term.
-CREATE FUNCTION dof_defines(content text, term text) RETURNS boolean
+-- A term as a regular expression that matches it whatever its accents and case: its
+-- characters escaped, each vowel and n a class with its accented forms (vehiculo matches
+-- Vehículo and VEHÍCULO). Built once per search, not once per chunk, and the text is not
+-- unaccented: the DOF set's definition questions take 1.23x the hybrid search's time
+-- without the rule (median of 3, 14.70 against 11.96 ms), 1.4x when every candidate's text
+-- was unaccented and the term's expression built for each.
+CREATE FUNCTION dof_definition_pattern(term text) RETURNS text
     LANGUAGE sql STABLE PARALLEL SAFE
-    RETURN (SELECT unaccent(content) ~* ('(^|\n)[^\n[:alnum:]]{0,12}(?:[0-9]+(?:\.[0-9]+)*\.?|[IVXLC]+\.|[a-z][.)])?[^\n[:alnum:]]{0,6}'
-                                         || t.escaped || '[^\n[:alnum:]]{0,4}:'
-                                         || '|\(\s*' || t.escaped || '\s*\)'
-                                         || '|se entiende por\s+(?:el |la |los |las )?' || t.escaped || '(?![[:alnum:]])')
-            FROM (SELECT regexp_replace(unaccent(term), '([.*+?^${}()|\[\]\\])', '\\\1', 'g') AS escaped) t);
+    RETURN (SELECT string_agg(CASE lower(c.c) WHEN 'a' THEN '[aá]' WHEN 'e' THEN '[eé]' WHEN 'i' THEN '[ií]' WHEN 'o' THEN '[oó]'
+                                              WHEN 'u' THEN '[uúü]' WHEN 'n' THEN '[nñ]' ELSE c.c END, '' ORDER BY c.i)
+            FROM regexp_split_to_table(regexp_replace(unaccent(term), '([.*+?^${}()|\[\]\\])', '\\\1', 'g'), '') WITH ORDINALITY AS c(c, i));
+-- Whether a text defines a term (its dof_definition_pattern): a line that opens with the
+-- term (after list markers, numbering such as 1.1.12. / III. / a), and bold) and a colon,
+-- the term in parentheses after what it abbreviates, or "se entiende por" the term. One
+-- expression, so the planner inlines it; a text without the term is rejected first.
+CREATE FUNCTION dof_defines(content text, term_pattern text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN content ~* term_pattern
+           AND (content ~* ('\(\s*' || term_pattern || '\s*\)')
+                OR content ~* ('se entiende por\s+(?:el |la |los |las )?' || term_pattern || '(?![[:alnum:]])')
+                OR content ~* ('(?n)^[^[:alnum:]]{0,12}(?:[0-9]+(?:\.[0-9]+)*\.?|[IVXLC]+\.|[a-z][.)])?[^[:alnum:]]{0,6}'
+                               || term_pattern || '[^[:alnum:]]{0,4}:'));
 
 -- The candidates' text scores within their documents: for the documents holding one of the
 -- first `k` of `ids` (the fused list, best first) and at least one more of them, each of
@@ -1691,7 +1703,8 @@ BEGIN ATOMIC
                dof_text_score_internal(candidates.tsv, candidates.token_count, lexemes, weighted.idfs, average_length, query_vector) AS score,
                -- the content is read only for a definition question
                definition_term IS NOT NULL
-               AND dof_defines((SELECT c.content FROM dof_chunks c WHERE c.id = candidates.id), definition_term) AS defines
+               AND dof_defines((SELECT c.content FROM dof_chunks c WHERE c.id = candidates.id),
+                               (SELECT dof_definition_pattern(definition_term))) AS defines
         FROM candidates JOIN weighted ON weighted.document_id = candidates.document_id
     )
     SELECT scored.id, scored.document_id,
@@ -1747,7 +1760,8 @@ BEGIN ATOMIC
     ORDER BY 3;
 END;
 COMMENT ON FUNCTION dof_definition_term(text) IS 'The term a definition question asks about (¿Qué es el AIRHSP? is AIRHSP; qué significa, qué se entiende por, definición de), up to a preposition, a punctuation mark or an identifier; NULL for any other query: what a hybrid search''s order within a document looks for (dof_defines)';
-COMMENT ON FUNCTION dof_defines(text, text) IS 'Whether a text defines a term, accents and case aside: a line opening with the term and a colon (after list markers, numbering and bold), the term in parentheses, or "se entiende por" the term';
+COMMENT ON FUNCTION dof_definition_pattern(text) IS 'A term as a regular expression matching it whatever its accents and case (each vowel and n a class with its accented forms, other characters escaped): what dof_defines looks for';
+COMMENT ON FUNCTION dof_defines(text, text) IS 'Whether a text defines a term given as its dof_definition_pattern: a line opening with the term and a colon (after list markers, numbering and bold), the term in parentheses, or "se entiende por" the term';
 COMMENT ON FUNCTION dof_document_text_scores(bigint[], integer, text[], double precision[], double precision, tsvector, integer, text) IS
     'Internal: the text scores within their documents of the candidates (ids, the fused list) whose documents hold one of the first k and another candidate, and at most max_chunks chunks: BM25 with each lexeme''s IDF weighted by its rarity within the document (dof_document_idfs); a candidate that defines definition_term (dof_defines) scores twice its document''s best';
 COMMENT ON FUNCTION dof_document_order_max_chunks() IS 'The most chunks of a document whose chunks a hybrid search reorders (4000): the order reads every chunk of the document, so a larger one keeps the fused order';

@@ -224,11 +224,12 @@ SELECT q, dof_definition_term(q) AS term
 FROM unnest(ARRAY['¿Qué es el AIRHSP?', '¿Qué significa CNRTS?', '¿Qué es un resguardo según las bases de IMSS-BIENESTAR?',
                   'definicion de vehiculo no motorizado NOM-004-SEDATU', '¿Qué se entiende por ausencia por desaparición forzada?',
                   'QUÉ SON LOS BIENES MUEBLES', '¿Qué es el Formulario Único Oficial y qué partes tiene?', '¿Quién es el gobernador regional?', 'edad del gobernador regional', '']) AS q;
--- ... and a chunk defines it (dof_defines, accents and case aside) when a line opens with it
--- and a colon, after list markers, numbering and bold; when it stands in parentheses after
--- what it abbreviates; or after "se entiende por". Naming it, or a line opening with
--- another label, is no definition
-SELECT content, dof_defines(content, term) AS defines
+-- ... and a chunk defines it (dof_defines, with the term as dof_definition_pattern writes
+-- it: accents and case aside) when a line opens with it and a colon, after list markers,
+-- numbering and bold; when it stands in parentheses after what it abbreviates; or after
+-- "se entiende por". Naming it, or a line opening with another label, is no definition
+SELECT dof_definition_pattern('Año (fiscal)') AS pattern;
+SELECT content, dof_defines(content, dof_definition_pattern(term)) AS defines
 FROM (VALUES (E'Para los fines de estas Bases:\n1.1.12. CNRTS: Catálogo Nacional de Regiones', 'CNRTS'),
              (E'III. **Bienes muebles:** Los que pueden trasladarse', 'bienes muebles'),
              ('el Aplicativo Informático para el Registro Centralizado de Planillas (AIRHSP) del MEF', 'AIRHSP'),
@@ -236,7 +237,9 @@ FROM (VALUES (E'Para los fines de estas Bases:\n1.1.12. CNRTS: Catálogo Naciona
              ('Se entiende por ausencias justificadas las que', 'ausencia'),
              ('El CNRTS se publica cada año: el CNRTS lo actualiza', 'CNRTS'),
              (E'TRANSITORIOS:\nEl CNRTS entra en vigor', 'CNRTS'),
-             (E'Vehículo no motorizado: el que se mueve por tracción humana', 'vehiculo no motorizado')) AS t(content, term);
+             (E'Vehículo no motorizado: el que se mueve por tracción humana', 'vehiculo no motorizado'),
+             (E'VEHÍCULO NO MOTORIZADO: el que se mueve', 'Vehículo no motorizado'),
+             (E'a) Año (fiscal): el periodo', 'ano (fiscal)')) AS t(content, term);
 -- end to end: a law whose articles name its registry many times, one of them defining it.
 -- The text leg ranks first the article naming it most often; the hybrid search (alpha 1:
 -- the text decides) ranks the definition first, within the law, and only for a definition
