@@ -17,13 +17,14 @@
 -- AIRHSP?" 8th -> 1st; no other question of the eight sets moved (docs/measurements.md,
 -- "A definition question's term").
 -- The term a definition question asks about: the words after "qué es / son / significa /
--- quiere decir", "qué se entiende por" or "definición de" (and an article), up to a
+-- quiere decir", "qué se entiende (debe entender) por", "cómo se define", "definición /
+-- significado / concepto de" (and an article, and "el término"), up to a
 -- preposition, a second question ("y qué partes tiene"), a punctuation mark or a word with a
 -- figure (an identifier: NOM-004-SEDATU); NULL for any other query.
 CREATE FUNCTION dof_definition_term(query text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN (SELECT nullif(btrim(regexp_replace(m[1], '\s+\S*[0-9]\S*.*$', '')), '')
-            FROM regexp_match(regexp_replace(coalesce((regexp_match(query, '^\W*(?:qu[eé]\s+(?:es|son|significa|significan|quiere\s+decir)|definici[oó]n\s+de|qu[eé]\s+se\s+entiende\s+por)\s+(?:(?:el|la|los|las|lo|un|una)\s+)?(.*)$', 'i'))[1], ''),
+            FROM regexp_match(regexp_replace(coalesce((regexp_match(query, '^\W*(?:qu[eé]\s+(?:es|son|significa|significan|quiere\s+decir)|(?:definici[oó]n|significado|concepto)\s+de|qu[eé]\s+se\s+(?:entiende|debe\s+entender)\s+por|c[oó]mo\s+se\s+define)\s+(?:(?:el|la|los|las|lo|un|una)\s+)?(?:(?:t[eé]rmino|concepto|palabra|sigla|siglas)\s+)?(.*)$', 'i'))[1], ''),
                                              '\s+(?:(?:en|seg[uú]n|de|del|para|por|que|con|a|al|dentro|conforme)|y\s+(?:qu[eé]|cu[aá]l|c[oó]mo|d[oó]nde|cu[aá]ndo|qui[eé]n))\s.*$', '', 'i'),
                               '^([^?¿.,;:]+)') m);
 -- A term as a regular expression that matches it whatever its accents and case: its
@@ -39,13 +40,14 @@ CREATE FUNCTION dof_definition_pattern(term text) RETURNS text
             FROM regexp_split_to_table(regexp_replace(unaccent(term), '([.*+?^${}()|\[\]\\])', '\\\1', 'g'), '') WITH ORDINALITY AS c(c, i));
 -- Whether a text defines a term (its dof_definition_pattern): a line that opens with the
 -- term (after list markers, numbering such as 1.1.12. / III. / a), and bold) and a colon,
--- the term in parentheses after what it abbreviates, or "se entiende por" the term. One
+-- the term in parentheses after what it abbreviates, or "se entiende / se entenderá /
+-- entiéndase por" the term. One
 -- expression, so the planner inlines it; a text without the term is rejected first.
 CREATE FUNCTION dof_defines(content text, term_pattern text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN content ~* term_pattern
            AND (content ~* ('\(\s*' || term_pattern || '\s*\)')
-                OR content ~* ('se entiende por\s+(?:el |la |los |las )?' || term_pattern || '(?![[:alnum:]])')
+                OR content ~* ('(?:se entiende|se entender[aá]|enti[eé]ndase) por\s+(?:el |la |los |las )?' || term_pattern || '(?![[:alnum:]])')
                 OR content ~* ('(?n)^[^[:alnum:]]{0,12}(?:[0-9]+(?:\.[0-9]+)*\.?|[IVXLC]+\.|[a-z][.)])?[^[:alnum:]]{0,6}'
                                || term_pattern || '[^[:alnum:]]{0,4}:'));
 
@@ -150,9 +152,9 @@ BEGIN ATOMIC
     SELECT fused.id, fused.score, fused.rank::integer FROM fused WHERE NOT EXISTS (SELECT 1 FROM texts WHERE texts.id = fused.id)
     ORDER BY 3;
 END;
-COMMENT ON FUNCTION dof_definition_term(text) IS 'The term a definition question asks about (¿Qué es el AIRHSP? is AIRHSP; qué significa, qué se entiende por, definición de), up to a preposition, a punctuation mark or an identifier; NULL for any other query: what a hybrid search''s order within a document looks for (dof_defines)';
+COMMENT ON FUNCTION dof_definition_term(text) IS 'The term a definition question asks about (¿Qué es el AIRHSP? is AIRHSP; qué significa, qué se entiende por, cómo se define, definición, significado or concepto de), up to a preposition, a second question, a punctuation mark or an identifier; NULL for any other query: what a hybrid search''s order within a document looks for (dof_defines)';
 COMMENT ON FUNCTION dof_definition_pattern(text) IS 'A term as a regular expression matching it whatever its accents and case (each vowel and n a class with its accented forms, other characters escaped): what dof_defines looks for';
-COMMENT ON FUNCTION dof_defines(text, text) IS 'Whether a text defines a term given as its dof_definition_pattern: a line opening with the term and a colon (after list markers, numbering and bold), the term in parentheses, or "se entiende por" the term';
+COMMENT ON FUNCTION dof_defines(text, text) IS 'Whether a text defines a term given as its dof_definition_pattern: a line opening with the term and a colon (after list markers, numbering and bold), the term in parentheses, or "se entiende / se entenderá / entiéndase por" the term';
 COMMENT ON FUNCTION dof_document_text_scores(bigint[], integer, text[], double precision[], double precision, tsvector, integer, text) IS
     'Internal: the text scores within their documents of the candidates (ids, the fused list) whose documents hold one of the first k and another candidate, and at most max_chunks chunks: BM25 with each lexeme''s IDF weighted by its rarity within the document (dof_document_idfs); a candidate that defines definition_term (dof_defines) scores twice its document''s best';
 COMMENT ON FUNCTION dof_document_order_max_chunks() IS 'The most chunks of a document whose chunks a hybrid search reorders (4000): the order reads every chunk of the document, so a larger one keeps the fused order';

@@ -218,16 +218,20 @@ LEFT JOIN LATERAL dof_document_text_scores(ARRAY(SELECT c.id FROM dof_chunks c J
                                            10, t.lexemes, t.idfs, t.average_length, t.query_vector, m.max_chunks) s ON true
 GROUP BY m.max_chunks ORDER BY m.max_chunks;
 -- A definition question asks for the chunk that defines its term (dof_definition_term: the
--- words after qué es / significa / se entiende por / definición de, up to a preposition, a
--- punctuation mark or an identifier; NULL for any other query) ...
+-- words after qué es / significa / se entiende por / cómo se define / definición de, up to
+-- a preposition, a second question, a punctuation mark or an identifier; NULL for any
+-- other query) ...
 SELECT q, dof_definition_term(q) AS term
 FROM unnest(ARRAY['¿Qué es el AIRHSP?', '¿Qué significa CNRTS?', '¿Qué es un resguardo según las bases de IMSS-BIENESTAR?',
                   'definicion de vehiculo no motorizado NOM-004-SEDATU', '¿Qué se entiende por ausencia por desaparición forzada?',
-                  'QUÉ SON LOS BIENES MUEBLES', '¿Qué es el Formulario Único Oficial y qué partes tiene?', '¿Quién es el gobernador regional?', 'edad del gobernador regional', '']) AS q;
+                  'QUÉ SON LOS BIENES MUEBLES', '¿Qué es el Formulario Único Oficial y qué partes tiene?',
+                  '¿Cómo se define el término vía ciclista?', 'significado de CNRTS', '¿Qué se debe entender por bienes muebles?',
+                  '¿Quién es el gobernador regional?', 'edad del gobernador regional', '']) AS q;
 -- ... and a chunk defines it (dof_defines, with the term as dof_definition_pattern writes
 -- it: accents and case aside) when a line opens with it and a colon, after list markers,
 -- numbering and bold; when it stands in parentheses after what it abbreviates; or after
--- "se entiende por". Naming it, or a line opening with another label, is no definition
+-- "se entiende / se entenderá / entiéndase por". Naming it, or a line opening with another
+-- label, is no definition
 SELECT dof_definition_pattern('Año (fiscal)') AS pattern;
 SELECT content, dof_defines(content, dof_definition_pattern(term)) AS defines
 FROM (VALUES (E'Para los fines de estas Bases:\n1.1.12. CNRTS: Catálogo Nacional de Regiones', 'CNRTS'),
@@ -235,6 +239,7 @@ FROM (VALUES (E'Para los fines de estas Bases:\n1.1.12. CNRTS: Catálogo Naciona
              ('el Aplicativo Informático para el Registro Centralizado de Planillas (AIRHSP) del MEF', 'AIRHSP'),
              ('Se entiende por ausencia la situación de quien desaparece', 'ausencia'),
              ('Se entiende por ausencias justificadas las que', 'ausencia'),
+             ('Para efectos de esta Ley se entenderá por Comisión la Comisión Nacional del Agua', 'comision'),
              ('El CNRTS se publica cada año: el CNRTS lo actualiza', 'CNRTS'),
              (E'TRANSITORIOS:\nEl CNRTS entra en vigor', 'CNRTS'),
              (E'Vehículo no motorizado: el que se mueve por tracción humana', 'vehiculo no motorizado'),
