@@ -52,20 +52,24 @@ COMMENT ON FUNCTION dof_spelling(text) IS 'Words with two accepted Spanish spell
 -- dates in words typed in figures: hybrid MRR@10 0.207 -> 0.774; in figures typed in words
 -- 0.274 -> 0.753; every set's own questions unchanged (docs/measurements.md, "A date in
 -- figures or in words"). The month's figure is marked with U+0001 and named after the split
--- (a query's own U+0001 is a space first).
+-- (a query's own U+0001 is a space first). Each form is built from the same pieces: a date
+-- opens and closes where no identifier goes on (open, close), a day, a month (two figures in
+-- ISO's form) and a year.
 CREATE FUNCTION dof_date_words(words text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN (SELECT string_agg(CASE WHEN t.i % 2 = 0
                                    THEN (ARRAY['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre',
                                                'octubre', 'noviembre', 'diciembre'])[t.part::integer]
                                    ELSE t.part END, '' ORDER BY t.i)
-            FROM regexp_split_to_table(
+            FROM (SELECT '(?<![[:alnum:]][-/.])\m' AS open, '\M(?![-/.][[:alnum:]])' AS close,
+                         '0?([1-9]|[12][0-9]|3[01])' AS day, '(0?[1-9]|1[0-2])' AS month, '([12][0-9]{3})' AS year) p,
+                 regexp_split_to_table(
                      regexp_replace(regexp_replace(regexp_replace(replace(words, E'\x01', ' '),
-                                                                  '(?<![[:alnum:]][-/.])\m([12][0-9]{3})-(0[1-9]|1[0-2])-0?([1-9]|[12][0-9]|3[01])\M(?![-/.][[:alnum:]])',
+                                                                  p.open || p.year || '-(0[1-9]|1[0-2])-' || p.day || p.close,
                                                                   E'\\3 de \x01\\2\x01 de \\1', 'g'),
-                                                   '(?<![[:alnum:]][-/.])\m0?([1-9]|[12][0-9]|3[01])[/-](0?[1-9]|1[0-2])[/-]([12][0-9]{3})\M(?![-/.][[:alnum:]])',
+                                                   p.open || p.day || '[/-]' || p.month || '[/-]' || p.year || p.close,
                                                    E'\\1 de \x01\\2\x01 de \\3', 'g'),
-                                    '(?<![[:alnum:]][-/.])\m0?([1-9]|[12][0-9]|3[01])\.(0?[1-9]|1[0-2])\.([12][0-9]{3})\M(?![-/.][[:alnum:]])',
+                                    p.open || p.day || '\.' || p.month || '\.' || p.year || p.close,
                                     E'\\& \\1 de \x01\\2\x01 de \\3', 'g'),
                      E'\x01') WITH ORDINALITY AS t(part, i));
 COMMENT ON FUNCTION dof_date_words(text) IS 'Text with each date written in figures (12/04/2024, 12.04.2024, 12-04-2024, 2024-04-12; day, month, year, or ISO''s year, month, day) as its words, 12 de abril de 2024: how dof_query_words reads a query and dof_word_parts a stored date joined by slashes or dots, so a date typed either way finds the other';
@@ -180,14 +184,22 @@ CREATE FUNCTION dof_article_numbers(config regconfig, tsv tsvector, heading_path
         WHERE u.lexeme IN (SELECT lexeme FROM own) AND p.position - 1 IN (SELECT position FROM article)));
 COMMENT ON FUNCTION dof_article_numbers(regconfig, tsvector, text[], text) IS 'A tsvector with the number of each of a document''s own articles (a line or heading that opens with "Artículo", one to nine) also in its other form, at the same position and weight: PRIMERO also as 1, 1 (or 1º) also as primero; a citation inside a sentence keeps its one form: what dof_chunk_tsvector stores, so "artículo 1" finds "ARTÍCULO PRIMERO" and the reverse';
 
+-- The lexemes the rules add to a chunk's parsed tsvector, in their order: lexemes joined by
+-- slashes or dots also as their words (dof_word_parts), then numbers also without their
+-- leading zeros (dof_number_variants: the 0079 of a.r.0079.2025 too), words with two
+-- spellings also in the one (dof_spelling_variants) and the document's own articles' numbers
+-- also in their other form (dof_article_numbers). One function, so dof_chunk_tsvector and the
+-- upgrade script's test of which stored tsvectors lack a rule apply the same chain.
+CREATE FUNCTION dof_tsvector_rules(config regconfig, tsv tsvector, heading_path text[], content text) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN dof_article_numbers(config, dof_spelling_variants(dof_number_variants(dof_word_parts(config, tsv))), heading_path, content);
+COMMENT ON FUNCTION dof_tsvector_rules(regconfig, tsvector, text[], text) IS 'A chunk''s parsed tsvector with the lexemes each rule adds, in order: dof_word_parts, dof_number_variants, dof_spelling_variants, dof_article_numbers (given the chunk''s heading path and content); what dof_chunk_tsvector applies';
+
 -- What the text leg searches: the heading path and the document's identifier (the
 -- metadata's "identifier", which YAML front matter such as legalize-pe's gives: DS-092-2002-EF,
 -- a form the body itself may not spell) weighted A (a match there ranks higher), the content
--- B, lexemes joined by slashes or dots also as their words (dof_word_parts), then numbers
--- also without their leading zeros (dof_number_variants: the 0079 of a.r.0079.2025 too),
--- words with two spellings also in the one (dof_spelling_variants) and the document's own
--- articles' numbers also in their other form (dof_article_numbers). A function of its own
--- so bulk loads and rebuilds make the same tsvector. STABLE, as array_to_string is: so the
+-- B, with the lexemes the rules add (dof_tsvector_rules). A function of its own so bulk loads
+-- and rebuilds make the same tsvector. STABLE, as array_to_string is: so the
 -- planner inlines it into the statement that calls it, and the functions it calls keep their
 -- plans across rows (declared IMMUTABLE, it ran as a function of its own that planned them
 -- again for each chunk: 1.4x the time). A chunk's tsvector takes 3.9-4.3x what to_tsvector
@@ -196,9 +208,9 @@ COMMENT ON FUNCTION dof_article_numbers(regconfig, tsvector, text[], text) IS 'A
 -- against the hundreds of milliseconds its embedding takes.
 CREATE FUNCTION dof_chunk_tsvector(config regconfig, heading_path text[], content text, metadata jsonb) RETURNS tsvector
     LANGUAGE sql STABLE PARALLEL SAFE
-    RETURN dof_article_numbers(config, dof_spelling_variants(dof_number_variants(dof_word_parts(config, setweight(to_tsvector(config, array_to_string(heading_path || (metadata ->> 'identifier'), ' ')), 'A')
-                                                                                                          || setweight(to_tsvector(config, content), 'B')))),
-                               heading_path, content);
+    RETURN dof_tsvector_rules(config, setweight(to_tsvector(config, array_to_string(heading_path || (metadata ->> 'identifier'), ' ')), 'A')
+                                      || setweight(to_tsvector(config, content), 'B'),
+                              heading_path, content);
 
 -- (Re)builds the chunks of one document: chunk by its collection's strategy with its stored
 -- pattern, embed (late or independent per the collection), store the chunks and their

@@ -202,3 +202,15 @@ INSERT INTO dof_documents (collection, source_id, body) VALUES
 SELECT d.source_id, d.title, d.metadata, c.heading_path, c.content, c.char_start,
        substr(d.body, c.char_start + 1, c.char_end - c.char_start) = c.content AS offsets_point_at_content
 FROM dof_documents d JOIN dof_chunks c ON c.document_id = d.id WHERE d.source_id LIKE 'con-bom%' ORDER BY 1, c.chunk_index;
+
+-- The rules' chain is one function (dof_tsvector_rules): every stored tsvector is the chain
+-- over the parsed text, and the chain adds nothing to a tsvector it built, which the upgrade
+-- script relies on to index again only the chunks a rule is missing from
+SELECT count(*) > 20 AS chunks,
+       bool_and(c.tsv = dof_tsvector_rules('dof_spanish', setweight(to_tsvector('dof_spanish', array_to_string(c.heading_path || (c.metadata ->> 'identifier'), ' ')), 'A')
+                                                          || setweight(to_tsvector('dof_spanish', c.content), 'B'),
+                                           c.heading_path, c.content)) AS stored_is_the_chain,
+       bool_and(dof_tsvector_rules('dof_spanish', c.tsv, c.heading_path, c.content) = c.tsv) AS chain_adds_nothing_again,
+       bool_or(c.tsv <> setweight(to_tsvector('dof_spanish', array_to_string(c.heading_path || (c.metadata ->> 'identifier'), ' ')), 'A')
+                        || setweight(to_tsvector('dof_spanish', c.content), 'B')) AS some_rule_added
+FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection WHERE k.text_search_config = 'dof_spanish'::regconfig;
