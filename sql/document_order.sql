@@ -9,13 +9,15 @@
 -- vehículo no motorizado", "¿Qué se entiende por ausencia?") asks for the chunk that defines
 -- its term, and the term is often in most of its document's chunks: BM25 prefers those that
 -- repeat it, the glossary entry or the acronym's expansion says it once. So within a document
--- a chunk that defines the term (dof_defines) scores as twice the document's best, and the
--- order puts it first unless the vector leg is far surer of another. Questions built from
--- the documents' acronyms ("¿Qué significa ABC?"): hybrid MRR@10 0.558 -> 0.790 (DOF set),
--- 0.416 -> 0.546 (mixed), 0.509 -> 0.778 (docling's editions); the DOF set's own nine
--- definition questions 0.513 -> 0.689 (the set 0.824 -> 0.835), mixed's "¿Qué es el
--- AIRHSP?" 8th -> 1st; no other question of the eight sets moved (docs/measurements.md,
--- "A definition question's term").
+-- a chunk that defines the term (dof_defines) scores as a hundred times the document's best:
+-- the other chunks' text share within the document falls to a hundredth of what it was, and
+-- the order puts the definition first unless the vector leg is surer of another by more than
+-- the text share. Questions built from the documents' acronyms ("¿Qué significa ABC?"):
+-- hybrid MRR@10 0.558 -> 0.881 (DOF set), 0.416 -> 0.546 (mixed), 0.509 -> 0.833 (docling's
+-- editions); the DOF set's own nine definition questions 0.513 -> 0.806, mixed's "¿Qué es el
+-- AIRHSP?" 8th -> 1st; no other question of the eight sets moved. Twice the best gained less
+-- (DOF set 0.790, docling 0.833 -> 0.778, English 0.845 -> 0.772), 4 and 10 times between;
+-- 100 and 1,000 the same on every set (docs/measurements.md, "A definition question's term").
 -- The term a definition question asks about: the words after "qué es / son / significa /
 -- quiere decir", "qué se entiende (debe entender) por", "cómo se define", "definición /
 -- significado / concepto de" (and an article, and "el término"), up to a
@@ -101,7 +103,7 @@ BEGIN ATOMIC
         FROM candidates JOIN weighted ON weighted.document_id = candidates.document_id
     )
     SELECT scored.id, scored.document_id,
-           CASE WHEN scored.defines THEN 2 * max(scored.score) OVER (PARTITION BY scored.document_id) ELSE scored.score END
+           CASE WHEN scored.defines THEN 100 * max(scored.score) OVER (PARTITION BY scored.document_id) ELSE scored.score END
     FROM scored;
 END;
 
@@ -156,7 +158,7 @@ COMMENT ON FUNCTION dof_definition_term(text) IS 'The term a definition question
 COMMENT ON FUNCTION dof_definition_pattern(text) IS 'A term as a regular expression matching it whatever its accents and case (each vowel and n a class with its accented forms, other characters escaped): what dof_defines looks for';
 COMMENT ON FUNCTION dof_defines(text, text) IS 'Whether a text defines a term given as its dof_definition_pattern: a line opening with the term and a colon (after list markers, numbering and bold), the term in parentheses, or "se entiende / se entenderá / entiéndase por" the term';
 COMMENT ON FUNCTION dof_document_text_scores(bigint[], integer, text[], double precision[], double precision, tsvector, integer, text) IS
-    'Internal: the text scores within their documents of the candidates (ids, the fused list) whose documents hold one of the first k and another candidate, and at most max_chunks chunks: BM25 with each lexeme''s IDF weighted by its rarity within the document (dof_document_idfs); a candidate that defines definition_term (dof_defines) scores twice its document''s best';
+    'Internal: the text scores within their documents of the candidates (ids, the fused list) whose documents hold one of the first k and another candidate, and at most max_chunks chunks: BM25 with each lexeme''s IDF weighted by its rarity within the document (dof_document_idfs); a candidate that defines definition_term (dof_defines) scores a hundred times its document''s best';
 COMMENT ON FUNCTION dof_document_order_max_chunks() IS 'The most chunks of a document whose chunks a hybrid search reorders (4000): the order reads every chunk of the document, so a larger one keeps the fused order';
 COMMENT ON FUNCTION dof_document_order(bigint[], double precision[], bigint[], double precision[], double precision, bigint[], bigint[], double precision[]) IS
     'Internal: the fused list with each document''s chunks reordered among the ranks they hold, by the weighted fusion of their vector similarity and their text score within the document; each chunk takes its new rank and that rank''s score';

@@ -264,3 +264,19 @@ SELECT 'hybrid: ' || q, h.n, left(h.content, 40)
 FROM unnest(ARRAY['¿Qué es el RUPE?', 'RUPE']) AS q,
      dof_hybrid_search(q, 3, 'glosario', alpha => 1) WITH ORDINALITY AS h(chunk_id, document_id, source_id, heading_path, content, score, vector_rank, text_rank, n)
 ORDER BY 1, 2;
+-- the defining chunk scores a hundred times its document's best, so within the law it comes
+-- first even where the vector leg prefers another chunk by less than the text share: here
+-- the first article by 0.06 of similarity, 0.6 once normalised, against a text share of 0.5
+-- (twice the best, the first article came first: 0.5 x 0.6 + 0.5 x 0.5 against 0.5)
+SELECT o.rank, left(c.content, 40) AS starts, round((t.text_score / max(t.text_score) FILTER (WHERE c.content NOT LIKE '%RUPE:%') OVER ())::numeric, 2) AS text_over_best_other
+FROM (SELECT array_agg(c.id ORDER BY c.chunk_index) AS ids, array_agg(0.9 - 0.1 * c.chunk_index ORDER BY c.chunk_index) AS scores,
+             array_agg(CASE WHEN c.content LIKE '%RUPE:%' THEN 0.74 ELSE 0.80 END ORDER BY c.chunk_index) AS vectors
+      FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'ley-proveedores') law,
+     dof_text_query('¿Qué es el RUPE?', 'glosario', 'bm25', 'any') q,
+     LATERAL (SELECT array_agg(s.chunk_id) AS ids, array_agg(s.document_id) AS documents, array_agg(s.text_score) AS scores
+              FROM dof_document_text_scores(law.ids, 3, q.lexemes, q.idfs, q.average_length, q.query_vector,
+                                            definition_term => dof_definition_term('¿Qué es el RUPE?')) s) within,
+     dof_document_order(law.ids, law.scores, law.ids, law.vectors, 0.5, within.ids, within.documents, within.scores) o
+     JOIN dof_chunks c ON c.id = o.id
+     JOIN unnest(within.ids, within.scores) AS t(id, text_score) ON t.id = o.id
+ORDER BY o.rank;
