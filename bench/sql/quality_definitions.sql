@@ -4,8 +4,9 @@
 -- first a chunk that defines the term a definition question asks about: dof_definition_term,
 -- dof_defines): the set's own questions, and questions built from its documents' acronyms,
 -- each the first "(ABC)" of a document that names ABC at least twice more, asked as
--- "¿Qué significa ABC?" and as the bare "ABC" (no definition question: the rule must leave
--- it alone), the answer that parenthesis; through dof_evaluate_questions (text and hybrid);
+-- "¿Qué significa ABC?", "¿Cuál es el significado de ABC?", "¿A qué se refiere ABC?" and as
+-- the bare "ABC" (no definition question: the rule must leave it alone), the answer that
+-- parenthesis; through dof_evaluate_questions (text and hybrid);
 -- then, in a transaction rolled back, the same with no query read as a definition question
 -- (dof_definition_term NULL). Prints MRR@10 without / with:
 --   psql -d pg_dof_quality_dof -f bench/sql/quality_definitions.sql
@@ -26,7 +27,9 @@ FROM (SELECT DISTINCT ON (d.id, m.acronym) d.id, d.source_id, m.acronym, strpos(
       WHERE d.collection = 'eval-independent'
         AND (SELECT count(*) FROM regexp_matches(d.body, '\m' || m.acronym || '\M', 'g')) >= 3
       ORDER BY d.id, m.acronym) o,
-     LATERAL (VALUES ('¿Qué significa ABC?', '¿Qué significa ' || o.acronym || '?'), ('ABC alone', o.acronym)) AS f(form, question);
+     LATERAL (VALUES ('¿Qué significa ABC?', '¿Qué significa ' || o.acronym || '?'),
+                     ('¿Cuál es el significado de ABC?', '¿Cuál es el significado de ' || o.acronym || '?'),
+                     ('¿A qué se refiere ABC?', '¿A qué se refiere ' || o.acronym || '?'), ('ABC alone', o.acronym)) AS f(form, question);
 SELECT kind, count(*) AS questions FROM asked GROUP BY 1 ORDER BY 1;
 \set scores with_rule
 \ir rule_scores.sql

@@ -218,7 +218,8 @@ LEFT JOIN LATERAL dof_document_text_scores(ARRAY(SELECT c.id FROM dof_chunks c J
                                            10, t.lexemes, t.idfs, t.average_length, t.query_vector, m.max_chunks) s ON true
 GROUP BY m.max_chunks ORDER BY m.max_chunks;
 -- A definition question asks for the chunk that defines its term (dof_definition_term: the
--- words after qué es / significa / se entiende por / cómo se define / definición de, up to
+-- words after qué es / significa / se entiende por / cómo se define / (cuál es la) definición
+-- de / a qué se refiere, up to
 -- a preposition, a second question, a punctuation mark or an identifier; NULL for any
 -- other query) ...
 SELECT q, dof_definition_term(q) AS term
@@ -226,6 +227,8 @@ FROM unnest(ARRAY['¿Qué es el AIRHSP?', '¿Qué significa CNRTS?', '¿Qué es 
                   'definicion de vehiculo no motorizado NOM-004-SEDATU', '¿Qué se entiende por ausencia por desaparición forzada?',
                   'QUÉ SON LOS BIENES MUEBLES', '¿Qué es el Formulario Único Oficial y qué partes tiene?',
                   '¿Cómo se define el término vía ciclista?', 'significado de CNRTS', '¿Qué se debe entender por bienes muebles?',
+                  '¿Cuál es la definición de resguardo?', '¿Cuál es el significado de CNRTS?', '¿A qué se refiere el término RUPE?',
+                  '¿A qué se refieren las siglas FONSABI en el convenio?', '¿Cuál es el monto del proyecto?',
                   '¿Quién es el gobernador regional?', 'edad del gobernador regional', '']) AS q;
 -- ... and a chunk defines it (dof_defines, with the term as dof_definition_pattern writes
 -- it: accents and case aside) when a line opens with it and a colon, after list markers,
