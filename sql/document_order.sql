@@ -20,15 +20,18 @@
 -- 100 and 1,000 the same on every set (docs/measurements.md, "A definition question's term").
 -- The term a definition question asks about: the words after "qué es / son / significa /
 -- quiere decir", "qué se entiende (debe entender) por", "cómo se define", "(cuál es la / el)
--- definición / significado / concepto de", "a qué se refiere" (and an article, and "el
--- término"), up to a
--- preposition, a second question ("y qué partes tiene"), a punctuation mark or a word with a
--- figure (an identifier: NOM-004-SEDATU); NULL for any other query.
+-- definición / significado / concepto de", "a qué se refiere", or in English "what is / are
+-- (meant by)", "definition / meaning of", "define", and between "what does" and "mean /
+-- stand for" (and an article, and "el término", "the acronym"), up to a preposition, a second
+-- question ("y qué partes tiene", "and how"), a punctuation mark or a word with a figure (an
+-- identifier: NOM-004-SEDATU); NULL for any other query. English questions that ask no
+-- definition ("What is the name of…") are read too: a term no chunk defines changes nothing
+-- (the English set's 116 "What is / are" questions, hybrid 0.896 either way).
 CREATE FUNCTION dof_definition_term(query text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN (SELECT nullif(btrim(regexp_replace(m[1], '\s+\S*[0-9]\S*.*$', '')), '')
-            FROM regexp_match(regexp_replace(coalesce((regexp_match(query, '^\W*(?:qu[eé]\s+(?:es|son|significa|significan|quiere\s+decir)|(?:cu[aá]l\s+es\s+(?:la|el)\s+)?(?:definici[oó]n|significado|concepto)\s+de|a\s+qu[eé]\s+se\s+refieren?|qu[eé]\s+se\s+(?:entiende|debe\s+entender)\s+por|c[oó]mo\s+se\s+define)\s+(?:(?:el|la|los|las|lo|un|una)\s+)?(?:(?:t[eé]rmino|concepto|palabra|sigla|siglas)\s+)?(.*)$', 'i'))[1], ''),
-                                             '\s+(?:(?:en|seg[uú]n|de|del|para|por|que|con|a|al|dentro|conforme)|y\s+(?:qu[eé]|cu[aá]l|c[oó]mo|d[oó]nde|cu[aá]ndo|qui[eé]n))\s.*$', '', 'i'),
+            FROM regexp_match(regexp_replace(coalesce((regexp_match(regexp_replace(query, '^\W*what\s+(?:does|do)\s+(.*?)\s+(?:mean|stand\s+for)\M.*$', 'what is \1', 'i'), '^\W*(?:qu[eé]\s+(?:es|son|significa|significan|quiere\s+decir)|(?:cu[aá]l\s+es\s+(?:la|el)\s+)?(?:definici[oó]n|significado|concepto)\s+de|a\s+qu[eé]\s+se\s+refieren?|qu[eé]\s+se\s+(?:entiende|debe\s+entender)\s+por|c[oó]mo\s+se\s+define|what\s+(?:is|are)(?:\s+meant\s+by)?|(?:definition|meaning)\s+of|define)\s+(?:(?:el|la|los|las|lo|un|una|the|a|an)\s+)?(?:(?:t[eé]rmino|concepto|palabra|sigla|siglas|term|acronym|abbreviation)\s+)?(.*)$', 'i'))[1], ''),
+                                             '\s+(?:(?:en|seg[uú]n|de|del|para|por|que|con|a|al|dentro|conforme|of|in|for|to|by|under|according|with|on|from|at|as|that|which)|(?:y|and)\s+(?:qu[eé]|cu[aá]l|c[oó]mo|d[oó]nde|cu[aá]ndo|qui[eé]n|what|which|how|why|where|when|who))\s.*$', '', 'i'),
                               '^([^?¿.,;:]+)') m);
 -- A term as a regular expression that matches it whatever its accents and case: its
 -- characters escaped, each vowel and n a class with its accented forms (vehiculo matches
@@ -155,7 +158,7 @@ BEGIN ATOMIC
     SELECT fused.id, fused.score, fused.rank::integer FROM fused WHERE NOT EXISTS (SELECT 1 FROM texts WHERE texts.id = fused.id)
     ORDER BY 3;
 END;
-COMMENT ON FUNCTION dof_definition_term(text) IS 'The term a definition question asks about (¿Qué es el AIRHSP? is AIRHSP; qué significa, qué se entiende por, cómo se define, (cuál es la / el) definición, significado or concepto de, a qué se refiere), up to a preposition, a second question, a punctuation mark or an identifier; NULL for any other query: what a hybrid search''s order within a document looks for (dof_defines)';
+COMMENT ON FUNCTION dof_definition_term(text) IS 'The term a definition question asks about (¿Qué es el AIRHSP? is AIRHSP; qué significa, qué se entiende por, cómo se define, (cuál es la / el) definición, significado or concepto de, a qué se refiere; what is / are, what does … mean / stand for, definition of, define), up to a preposition, a second question, a punctuation mark or an identifier; NULL for any other query: what a hybrid search''s order within a document looks for (dof_defines)';
 COMMENT ON FUNCTION dof_definition_pattern(text) IS 'A term as a regular expression matching it whatever its accents and case (each vowel and n a class with its accented forms, other characters escaped): what dof_defines looks for';
 COMMENT ON FUNCTION dof_defines(text, text) IS 'Whether a text defines a term given as its dof_definition_pattern: a line opening with the term and a colon (after list markers, numbering and bold), the term in parentheses, or "se entiende / se entenderá / entiéndase por" the term';
 COMMENT ON FUNCTION dof_document_text_scores(bigint[], integer, text[], double precision[], double precision, tsvector, integer, text) IS

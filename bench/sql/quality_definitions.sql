@@ -4,8 +4,8 @@
 -- first a chunk that defines the term a definition question asks about: dof_definition_term,
 -- dof_defines): the set's own questions, and questions built from its documents' acronyms,
 -- each the first "(ABC)" of a document that names ABC at least twice more, asked as
--- "¿Qué significa ABC?", "¿Cuál es el significado de ABC?", "¿A qué se refiere ABC?" and as
--- the bare "ABC" (no definition question: the rule must leave it alone), the answer that
+-- "¿Qué significa ABC?", "¿Cuál es el significado de ABC?", "¿A qué se refiere ABC?", "What
+-- does ABC stand for?", "What is ABC?" and as the bare "ABC" (no definition question: the rule must leave it alone), the answer that
 -- parenthesis; through dof_evaluate_questions (text and hybrid);
 -- then, in a transaction rolled back, the same with no query read as a definition question
 -- (dof_definition_term NULL). Prints MRR@10 without / with:
@@ -29,7 +29,9 @@ FROM (SELECT DISTINCT ON (d.id, m.acronym) d.id, d.source_id, m.acronym, strpos(
       ORDER BY d.id, m.acronym) o,
      LATERAL (VALUES ('¿Qué significa ABC?', '¿Qué significa ' || o.acronym || '?'),
                      ('¿Cuál es el significado de ABC?', '¿Cuál es el significado de ' || o.acronym || '?'),
-                     ('¿A qué se refiere ABC?', '¿A qué se refiere ' || o.acronym || '?'), ('ABC alone', o.acronym)) AS f(form, question);
+                     ('¿A qué se refiere ABC?', '¿A qué se refiere ' || o.acronym || '?'),
+                     ('What does ABC stand for?', 'What does ' || o.acronym || ' stand for?'), ('What is ABC?', 'What is ' || o.acronym || '?'),
+                     ('ABC alone', o.acronym)) AS f(form, question);
 SELECT kind, count(*) AS questions FROM asked GROUP BY 1 ORDER BY 1;
 \set scores with_rule
 \ir rule_scores.sql

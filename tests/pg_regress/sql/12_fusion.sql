@@ -219,7 +219,7 @@ LEFT JOIN LATERAL dof_document_text_scores(ARRAY(SELECT c.id FROM dof_chunks c J
 GROUP BY m.max_chunks ORDER BY m.max_chunks;
 -- A definition question asks for the chunk that defines its term (dof_definition_term: the
 -- words after qué es / significa / se entiende por / cómo se define / (cuál es la) definición
--- de / a qué se refiere, up to
+-- de / a qué se refiere, what is / what does … mean / definition of, up to
 -- a preposition, a second question, a punctuation mark or an identifier; NULL for any
 -- other query) ...
 SELECT q, dof_definition_term(q) AS term
@@ -229,6 +229,8 @@ FROM unnest(ARRAY['¿Qué es el AIRHSP?', '¿Qué significa CNRTS?', '¿Qué es 
                   '¿Cómo se define el término vía ciclista?', 'significado de CNRTS', '¿Qué se debe entender por bienes muebles?',
                   '¿Cuál es la definición de resguardo?', '¿Cuál es el significado de CNRTS?', '¿A qué se refiere el término RUPE?',
                   '¿A qué se refieren las siglas FONSABI en el convenio?', '¿Cuál es el monto del proyecto?',
+                  'What does ABC stand for?', 'What is meant by late chunking?', 'What are the key themes explored in the anime?',
+                  'What does the acronym NASA mean in the text?', 'definition of retrieval and how it works', 'Who wrote the report?',
                   '¿Quién es el gobernador regional?', 'edad del gobernador regional', '']) AS q;
 -- ... and a chunk defines it (dof_defines, with the term as dof_definition_pattern writes
 -- it: accents and case aside) when a line opens with it and a colon, after list markers,
