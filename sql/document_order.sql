@@ -16,8 +16,8 @@
 -- hybrid MRR@10 0.558 -> 0.881 (DOF set), 0.416 -> 0.546 (mixed), 0.509 -> 0.833 (docling's
 -- editions); the DOF set's own nine definition questions 0.513 -> 0.806, mixed's "¿Qué es el
 -- AIRHSP?" 8th -> 1st; no other question of the eight sets moved. Twice the best gained less
--- (DOF set 0.790, docling 0.833 -> 0.778, English 0.845 -> 0.772), 4 and 10 times between;
--- 100 and 1,000 the same on every set (docs/measurements.md, "A definition question's term").
+-- (DOF set 0.790, docling 0.778, English 0.772), 4 and 10 times between; 100 and 1,000 the
+-- same on every set (docs/measurements.md, "A definition question's term").
 -- The term a definition question asks about: the words after "qué es / son / significa /
 -- quiere decir", "qué se entiende (debe entender) por", "cómo se define", "(cuál es la / el)
 -- definición / significado / concepto de", "a qué se refiere", or in English "what is / are
@@ -30,8 +30,23 @@
 CREATE FUNCTION dof_definition_term(query text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN (SELECT nullif(btrim(regexp_replace(m[1], '\s+\S*[0-9]\S*.*$', '')), '')
-            FROM regexp_match(regexp_replace(coalesce((regexp_match(regexp_replace(query, '^\W*what\s+(?:does|do)\s+(.*?)\s+(?:mean|stand\s+for)\M.*$', 'what is \1', 'i'), '^\W*(?:qu[eé]\s+(?:es|son|significa|significan|quiere\s+decir)|(?:cu[aá]l\s+es\s+(?:la|el)\s+)?(?:definici[oó]n|significado|concepto)\s+de|a\s+qu[eé]\s+se\s+refieren?|qu[eé]\s+se\s+(?:entiende|debe\s+entender)\s+por|c[oó]mo\s+se\s+define|what\s+(?:is|are)(?:\s+meant\s+by)?|(?:definition|meaning)\s+of|define)\s+(?:(?:el|la|los|las|lo|un|una|the|a|an)\s+)?(?:(?:t[eé]rmino|concepto|palabra|sigla|siglas|term|acronym|abbreviation)\s+)?(.*)$', 'i'))[1], ''),
-                                             '\s+(?:(?:en|seg[uú]n|de|del|para|por|que|con|a|al|dentro|conforme|of|in|for|to|by|under|according|with|on|from|at|as|that|which)|(?:y|and)\s+(?:qu[eé]|cu[aá]l|c[oó]mo|d[oó]nde|cu[aá]ndo|qui[eé]n|what|which|how|why|where|when|who))\s.*$', '', 'i'),
+            FROM regexp_match(regexp_replace(coalesce((regexp_match(
+                     -- "what does X mean / stand for" is read as "what is X"
+                     regexp_replace(query, '^\W*what\s+(?:does|do)\s+(.*?)\s+(?:mean|stand\s+for)\M.*$', 'what is \1', 'i'),
+                     '^\W*(?:'
+                     -- Spanish
+                     || 'qu[eé]\s+(?:es|son|significa|significan|quiere\s+decir)|(?:cu[aá]l\s+es\s+(?:la|el)\s+)?(?:definici[oó]n|significado|concepto)\s+de'
+                     || '|a\s+qu[eé]\s+se\s+refieren?|qu[eé]\s+se\s+(?:entiende|debe\s+entender)\s+por|c[oó]mo\s+se\s+define'
+                     -- English
+                     || '|what\s+(?:is|are)(?:\s+meant\s+by)?|(?:definition|meaning)\s+of|define'
+                     -- an article, and a word naming the term as a term
+                     || ')\s+(?:(?:el|la|los|las|lo|un|una|the|a|an)\s+)?(?:(?:t[eé]rmino|concepto|palabra|sigla|siglas|term|acronym|abbreviation)\s+)?(.*)$',
+                     'i'))[1], ''),
+                                             -- a preposition or a second question ends the term
+                                             '\s+(?:(?:en|seg[uú]n|de|del|para|por|que|con|a|al|dentro|conforme'
+                                             || '|of|in|for|to|by|under|according|with|on|from|at|as|that|which)'
+                                             || '|(?:y|and)\s+(?:qu[eé]|cu[aá]l|c[oó]mo|d[oó]nde|cu[aá]ndo|qui[eé]n|what|which|how|why|where|when|who))\s.*$',
+                                             '', 'i'),
                               '^([^?¿.,;:]+)') m);
 -- A term as a regular expression that matches it whatever its accents and case: its
 -- characters escaped, each vowel and n a class with its accented forms (vehiculo matches
