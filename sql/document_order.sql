@@ -24,12 +24,16 @@
 -- (meant by)", "definition / meaning of", "define", and between "what does" and "mean /
 -- stand for" (and an article, and "el término", "the acronym"), up to a preposition, a second
 -- question ("y qué partes tiene", "and how"), a punctuation mark or a word with a figure (an
--- identifier: NOM-004-SEDATU); NULL for any other query. English questions that ask no
+-- identifier: NOM-004-SEDATU); NULL for any other query, and for a term of more than 12
+-- words or 200 characters (no set's is over 11 words or 76 characters: a 63 KB question
+-- "¿Qué es el registro registro…?" made an expression too complex for the text's, and the
+-- search failed). English questions that ask no
 -- definition ("What is the name of…") are read too: a term no chunk defines changes nothing
 -- (the English set's 116 "What is / are" questions, hybrid 0.896 either way).
 CREATE FUNCTION dof_definition_term(query text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN (SELECT nullif(btrim(regexp_replace(m[1], '\s+\S*[0-9]\S*.*$', '')), '')
+    RETURN (SELECT CASE WHEN char_length(term.t) <= 200 AND term.t ~ '^\S+(\s+\S+){0,11}$' THEN term.t END
+            FROM (SELECT nullif(btrim(regexp_replace(m[1], '\s+\S*[0-9]\S*.*$', '')), '') AS t
             FROM regexp_match(regexp_replace(coalesce((regexp_match(
                      -- "what does X mean / stand for" is read as "what is X"
                      regexp_replace(query, '^\W*what\s+(?:does|do)\s+(.*?)\s+(?:mean|stand\s+for)\M.*$', 'what is \1', 'i'),
@@ -47,7 +51,7 @@ CREATE FUNCTION dof_definition_term(query text) RETURNS text
                                              || '|of|in|for|to|by|under|according|with|on|from|at|as|that|which)'
                                              || '|(?:y|and)\s+(?:qu[eé]|cu[aá]l|c[oó]mo|d[oó]nde|cu[aá]ndo|qui[eé]n|what|which|how|why|where|when|who))\s.*$',
                                              '', 'i'),
-                              '^([^?¿.,;:]+)') m);
+                              '^([^?¿.,;:]+)') m) term);
 -- A term as a regular expression that matches it whatever its accents and case: its
 -- characters escaped, each vowel and n a class with its accented forms (vehiculo matches
 -- Vehículo and VEHÍCULO). Built once per search, not once per chunk, and the text is not
@@ -173,7 +177,7 @@ BEGIN ATOMIC
     SELECT fused.id, fused.score, fused.rank::integer FROM fused WHERE NOT EXISTS (SELECT 1 FROM texts WHERE texts.id = fused.id)
     ORDER BY 3;
 END;
-COMMENT ON FUNCTION dof_definition_term(text) IS 'The term a definition question asks about (¿Qué es el AIRHSP? is AIRHSP; qué significa, qué se entiende por, cómo se define, (cuál es la / el) definición, significado or concepto de, a qué se refiere; what is / are, what does … mean / stand for, definition of, define), up to a preposition, a second question, a punctuation mark or an identifier; NULL for any other query: what a hybrid search''s order within a document looks for (dof_defines)';
+COMMENT ON FUNCTION dof_definition_term(text) IS 'The term a definition question asks about (¿Qué es el AIRHSP? is AIRHSP; qué significa, qué se entiende por, cómo se define, (cuál es la / el) definición, significado or concepto de, a qué se refiere; what is / are, what does … mean / stand for, definition of, define), up to a preposition, a second question, a punctuation mark or an identifier, of at most 12 words and 200 characters; NULL for any other query: what a hybrid search''s order within a document looks for (dof_defines)';
 COMMENT ON FUNCTION dof_definition_pattern(text) IS 'A term as a regular expression matching it whatever its accents and case (each vowel and n a class with its accented forms, other characters escaped): what dof_defines looks for';
 COMMENT ON FUNCTION dof_defines(text, text) IS 'Whether a text defines a term given as its dof_definition_pattern: a line opening with the term and a colon (after list markers, numbering and bold), the term in parentheses, or "se entiende / se entenderá / entiéndase por" the term';
 COMMENT ON FUNCTION dof_document_text_scores(bigint[], integer, text[], double precision[], double precision, tsvector, integer, text) IS

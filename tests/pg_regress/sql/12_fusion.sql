@@ -232,6 +232,12 @@ FROM unnest(ARRAY['¿Qué es el AIRHSP?', '¿Qué significa CNRTS?', '¿Qué es 
                   'What does ABC stand for?', 'What is meant by late chunking?', 'What are the key themes explored in the anime?',
                   'What does the acronym NASA mean in the text?', 'definition of retrieval and how it works', 'Who wrote the report?',
                   '¿Quién es el gobernador regional?', 'edad del gobernador regional', '']) AS q;
+-- a term of more than 12 words or 200 characters is none (a question of tens of kilobytes
+-- made an expression too complex to match)
+SELECT dof_definition_term('¿Qué es el ' || repeat('registro ', 7000) || '?') IS NULL AS long_question,
+       dof_definition_term('¿Qué es ' || repeat('a', 201) || '?') IS NULL AS long_word,
+       dof_definition_term('¿Qué es ' || repeat('registro ', 12) || '?') IS NULL AS twelve_words,
+       dof_definition_term('¿Qué es ' || repeat('registro ', 13) || '?') IS NULL AS thirteen_words;
 -- ... and a chunk defines it (dof_defines, with the term as dof_definition_pattern writes
 -- it: accents and case aside) when a line opens with it and a colon, after list markers,
 -- numbering and bold; when it stands in parentheses after what it abbreviates; or after
@@ -269,6 +275,8 @@ SELECT 'hybrid: ' || q, h.n, left(h.content, 40)
 FROM unnest(ARRAY['¿Qué es el RUPE?', 'RUPE']) AS q,
      dof_hybrid_search(q, 3, 'glosario', alpha => 1) WITH ORDINALITY AS h(chunk_id, document_id, source_id, heading_path, content, score, vector_rank, text_rank, n)
 ORDER BY 1, 2;
+-- a definition question of 63 KB is searched as any query is
+SELECT count(*) AS long_definition_question_found FROM dof_hybrid_search('¿Qué es el ' || repeat('RUPE ', 12600) || '?', 3, 'glosario');
 -- the defining chunk scores a hundred times its document's best, so within the law it comes
 -- first even where the vector leg prefers another chunk by less than the text share: here
 -- the first article by 0.06 of similarity, 0.6 once normalised, against a text share of 0.5
