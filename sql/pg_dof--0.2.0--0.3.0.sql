@@ -1647,9 +1647,9 @@ IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_document_id
 -- identifier: NOM-004-SEDATU); NULL for any other query, and for a term of more than 12
 -- words or 200 characters (no set's is over 11 words or 76 characters: a 63 KB question
 -- "¿Qué es el registro registro…?" made an expression too complex for the text's, and the
--- search failed). English questions that ask no
--- definition ("What is the name of…") are read too: a term no chunk defines changes nothing
--- (the English set's 116 "What is / are" questions, hybrid 0.896 either way).
+-- search failed). English questions that ask no definition ("What is the name of…") are read
+-- too: a term no chunk defines changes nothing (the English set's 116 "What is / are"
+-- questions, hybrid 0.896 either way).
 CREATE FUNCTION dof_definition_term(query text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN (SELECT CASE WHEN char_length(term.t) <= 200 AND term.t ~ '^\S+(\s+\S+){0,11}$' THEN term.t END

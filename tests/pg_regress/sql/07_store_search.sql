@@ -254,6 +254,11 @@ CREATE POLICY only_salud ON dof_chunks FOR SELECT TO dof_reader USING (metadata 
 SET ROLE dof_reader;
 SELECT DISTINCT d.metadata->>'dependencia' AS visible
 FROM dof_hybrid_search('impuestos y tipo de cambio', k => 10) h JOIN dof_documents d ON d.id = h.document_id;
+-- and so does a definition question, whose order within a document reads its candidates'
+-- content (dof_document_text_scores, dof_defines)
+SELECT dof_definition_term('¿Qué es el tipo de cambio?') AS term,
+       array_agg(DISTINCT d.metadata->>'dependencia') AS visible
+FROM dof_hybrid_search('¿Qué es el tipo de cambio?', k => 10) h JOIN dof_documents d ON d.id = h.document_id;
 -- and it reads the passages of the chunks it sees only
 SELECT count(DISTINCT p.chunk_id) = (SELECT count(*) FROM dof_chunks) AS passages_of_visible_chunks_only,
        (SELECT count(*) FROM dof_chunks) > 0 AS sees_some
