@@ -884,7 +884,9 @@ SELECT dof_vector_index(m.dimension) FROM (SELECT DISTINCT dimension FROM dof_mo
 -- means for it. dof_vector_search (without query_embedding), dof_text_query (so
 -- dof_text_search and dof_hybrid_search), a coordinator's shards (dof_shard_prepare) and
 -- dof_evaluate_questions, for each question before any search (what: how the error names it),
--- check it.
+-- check it. Nor is it over the bytes the model embeds (dof_embed_max_bytes, 64 KB), checked
+-- here before it is parsed: the text leg alone took any length, and a 900 KB query spent 42 s
+-- in dof_query_tsquery before its first check.
 CREATE FUNCTION dof_check_query(query text, what text DEFAULT 'query') RETURNS void
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 BEGIN
@@ -892,9 +894,13 @@ BEGIN
         RAISE EXCEPTION '% is empty', what USING ERRCODE = 'invalid_parameter_value',
             HINT = 'pass the words or the question to search for';
     END IF;
+    IF octet_length(query) > dof_embed_max_bytes() THEN
+        RAISE EXCEPTION '% has % bytes, over the % bytes a search reads', what, octet_length(query), dof_embed_max_bytes()
+            USING ERRCODE = 'program_limit_exceeded', HINT = 'a search query is a question or keywords, not a document';
+    END IF;
 END
 $$;
-COMMENT ON FUNCTION dof_check_query(text, text) IS 'Raises 22023 when a search''s query text is empty or only blanks (NULL passes), naming it as what says: the check of dof_vector_search, dof_text_search, dof_hybrid_search and each question of dof_evaluate_questions, which a coordinator''s shards run too';
+COMMENT ON FUNCTION dof_check_query(text, text) IS 'Raises 22023 when a search''s query text is empty or only blanks (NULL passes), 54000 when it is over dof_embed_max_bytes(), naming it as what says: the check of dof_vector_search, dof_text_search, dof_hybrid_search and each question of dof_evaluate_questions, which a coordinator''s shards run too';
 
 -- A search's words: a query whose words are all excluded (-ley, -ley -decreto), or that a
 -- chunk matches by what it lacks alone (decreto or -ley), names nothing to find. Its
@@ -902,17 +908,30 @@ COMMENT ON FUNCTION dof_check_query(text, text) IS 'Raises 22023 when a search''
 -- chunks, and the hybrid ranked them first (a leg's equal scores normalise to 1).
 -- dof_text_query (so dof_text_search and dof_hybrid_search) and a coordinator's shards
 -- (dof_shard_prepare) check it; a query of stop words alone (an empty tsquery) matches
--- nothing and passes.
+-- nothing and passes. Nor may the tsquery hold more than dof_query_max_nodes() words and
+-- operators: PostgreSQL's querytree() recurses once per node, and a query of 20,000 words
+-- (60 KB, under the bytes a search reads) failed with "stack depth limit exceeded". The
+-- error quotes at most the query's first 100 characters.
+CREATE FUNCTION dof_query_max_nodes() RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN 16384;
 CREATE FUNCTION dof_check_query_terms(query text, terms tsquery) RETURNS void
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 BEGIN
+    IF numnode(terms) > dof_query_max_nodes() THEN
+        RAISE EXCEPTION 'query has % words and operators once parsed, over the % a search reads', numnode(terms), dof_query_max_nodes()
+            USING ERRCODE = 'program_limit_exceeded', HINT = 'a search query is a question or keywords, not a document: search with its main words';
+    END IF;
     IF numnode(terms) > 0 AND querytree(terms) = 'T' THEN
-        RAISE EXCEPTION 'query "%" names no word a chunk must hold', query USING ERRCODE = 'invalid_parameter_value',
+        RAISE EXCEPTION 'query "%" names no word a chunk must hold',
+                        CASE WHEN length(query) > 100 THEN left(query, 100) || '…' ELSE query END
+            USING ERRCODE = 'invalid_parameter_value',
             HINT = 'a -word only excludes the chunks that hold it: add a word to search for (decreto -derogado); in double quotes a dash is part of the word ("-H713875-1973")';
     END IF;
 END
 $$;
-COMMENT ON FUNCTION dof_check_query_terms(text, tsquery) IS 'Raises 22023 when a search''s tsquery (dof_query_tsquery of query) names no word a chunk must hold, only words to exclude (-ley) or an or with one (decreto or -ley), which matched nearly every chunk with score 0: the check of dof_text_search and dof_hybrid_search, which a coordinator''s shards run too';
+COMMENT ON FUNCTION dof_query_max_nodes() IS 'The most words and operators (numnode) a search''s tsquery may hold (16384): PostgreSQL''s querytree() recurses once per node, and 20,000 words exceeded the stack';
+COMMENT ON FUNCTION dof_check_query_terms(text, tsquery) IS 'Raises 22023 when a search''s tsquery (dof_query_tsquery of query) names no word a chunk must hold, only words to exclude (-ley) or an or with one (decreto or -ley), which matched nearly every chunk with score 0, and 54000 when it holds more than dof_query_max_nodes() words and operators: the check of dof_text_search and dof_hybrid_search, which a coordinator''s shards run too';
 
 -- A search's filter is a JSON object (metadata containment, `{"status": "vigente"}`): an
 -- array, string, number or JSON null contains no document's metadata object, and a search
@@ -1180,12 +1199,8 @@ BEGIN
     IF query IS NULL THEN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
+    -- before it is parsed, over 64 KB too (it failed with "stack depth limit exceeded")
     PERFORM dof_check_query(query);
-    -- before parsing it: a query over 64 KB failed here with "stack depth limit exceeded"
-    IF octet_length(query) > dof_embed_max_bytes() THEN
-        RAISE EXCEPTION 'query has % bytes, over the % bytes pg_dof embeds as one text', octet_length(query), dof_embed_max_bytes()
-            USING ERRCODE = 'program_limit_exceeded', HINT = 'a search query is a question or keywords, not a document';
-    END IF;
     PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
     PERFORM dof_check_text_arguments(ranking, match_terms);
     query_terms := dof_query_tsquery(settings.text_search_config, query);

@@ -108,12 +108,8 @@ BEGIN
     IF query IS NULL THEN
         RAISE EXCEPTION 'query must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
+    -- before it is parsed, over 64 KB too (it failed with "stack depth limit exceeded")
     PERFORM dof_check_query(query);
-    -- before parsing it: a query over 64 KB failed here with "stack depth limit exceeded"
-    IF octet_length(query) > dof_embed_max_bytes() THEN
-        RAISE EXCEPTION 'query has % bytes, over the % bytes pg_dof embeds as one text', octet_length(query), dof_embed_max_bytes()
-            USING ERRCODE = 'program_limit_exceeded', HINT = 'a search query is a question or keywords, not a document';
-    END IF;
     PERFORM dof_check_hybrid_arguments(k, candidate_pool, dedup_by_source);
     PERFORM dof_check_text_arguments(ranking, match_terms);
     query_terms := dof_query_tsquery(settings.text_search_config, query);

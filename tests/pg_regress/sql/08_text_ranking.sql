@@ -172,6 +172,21 @@ SELECT (SELECT count(*) FROM dof_text_search('aduana', collection => 'ranking'))
        - (SELECT count(*) FROM dof_text_search('aduana -arancel', collection => 'ranking')) AS left_out_by_arancel,
        (SELECT count(*) FROM dof_text_search('aduana -arancel', collection => 'ranking')) AS aduana_without_arancel;
 SELECT count(*) > 0 AS quoted_dash_found FROM dof_text_search('"-ley"', collection => 'ranking');
+-- a long query: its error quotes its first 100 characters, not the whole query
+SELECT * FROM dof_text_search(repeat('-ley ', 1000), collection => 'ranking');
+-- over the bytes a search reads (64 KB), every search refuses the query before it parses
+-- it (the text leg took any length: 900 KB spent 42 s in dof_query_tsquery); under it, a
+-- query of more words and operators than dof_query_max_nodes() is refused too (20,000
+-- words failed with "stack depth limit exceeded" in querytree()), and one under both is
+-- searched
+SELECT * FROM dof_text_search(repeat('ab ', 30000), collection => 'ranking');
+SELECT * FROM dof_vector_search(repeat('ab ', 30000), collection => 'ranking');
+SELECT * FROM dof_hybrid_search(repeat('ab ', 20000), collection => 'ranking');
+SELECT * FROM dof_text_search(repeat('1-', 30000), collection => 'ranking');
+SELECT dof_query_max_nodes() AS max_nodes,
+       numnode(dof_query_tsquery('dof_spanish', repeat('aduana ', 8192))) AS nodes_of_8192_words,
+       (SELECT count(*) FROM dof_text_search(repeat('aduana ', 8192), collection => 'ranking')) > 0 AS found_8192_words;
+SELECT * FROM dof_text_search(repeat('aduana ', 8193), collection => 'ranking');
 -- a filter that is not a JSON object, or a query vector of another dimension than the
 -- collection's model's, matched nothing and returned no row: now each is an error
 SELECT * FROM dof_hybrid_search('ley', collection => 'ranking', filter => '[1]');

@@ -275,8 +275,9 @@ SELECT 'hybrid: ' || q, h.n, left(h.content, 40)
 FROM unnest(ARRAY['¿Qué es el RUPE?', 'RUPE']) AS q,
      dof_hybrid_search(q, 3, 'glosario', alpha => 1) WITH ORDINALITY AS h(chunk_id, document_id, source_id, heading_path, content, score, vector_rank, text_rank, n)
 ORDER BY 1, 2;
--- a definition question of 63 KB is searched as any query is
-SELECT count(*) AS long_definition_question_found FROM dof_hybrid_search('¿Qué es el ' || repeat('RUPE ', 12600) || '?', 3, 'glosario');
+-- a definition question of 40 KB (8,000 words: a search reads dof_query_max_nodes() words
+-- and operators) is searched as any query is
+SELECT count(*) AS long_definition_question_found FROM dof_hybrid_search('¿Qué es el ' || repeat('RUPE ', 8000) || '?', 3, 'glosario');
 -- the defining chunk scores a hundred times its document's best, so within the law it comes
 -- first even where the vector leg prefers another chunk by less than the text share: here
 -- the first article by 0.06 of similarity, 0.6 once normalised, against a text share of 0.5
