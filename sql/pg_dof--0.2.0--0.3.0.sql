@@ -1352,6 +1352,11 @@ BEGIN
     IF k IS NULL OR k < 1 OR k > 1000 THEN
         RAISE EXCEPTION 'k must be between 1 and 1000, got %', coalesce(k::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    -- no method measured nothing, and returned no row as if the questions had none
+    IF coalesce(cardinality(methods), 0) = 0 THEN
+        RAISE EXCEPTION 'methods names no method' USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'e.g. ARRAY[''vector'', ''text'', ''hybrid''], the default adding ''hybrid:fusion=rrf''';
+    END IF;
     -- a method named twice runs once: its rows are one method's
     methods := ARRAY(SELECT m FROM unnest(methods) WITH ORDINALITY AS u(m, o) GROUP BY m ORDER BY min(o));
     -- every method is read before any question is embedded or searched: a mistake in the
@@ -1396,7 +1401,10 @@ BEGIN
     END IF;
     TRUNCATE dof_evaluate_asked, dof_evaluate_runs;
     -- chunk_ids: an array of chunk ids (or one id); an element that is no id is kept as NULL
-    -- for the check below to name
+    -- for the check below to name. A value its column cannot hold (an answer that is no range,
+    -- {[5,2)}; a char_start that is no integer) raised PostgreSQL's own error with this whole
+    -- statement as its context: it is named as the questions' now
+    BEGIN
     EXECUTE format($q$INSERT INTO dof_evaluate_asked
         SELECT n, coalesce(j->>'id', n::text), j->>'question', j->>'source_id',
                CASE WHEN j->>'answer' LIKE '{%%' THEN (j->>'answer')::int4multirange
@@ -1407,6 +1415,10 @@ BEGIN
                                FROM jsonb_array_elements_text(CASE jsonb_typeof(j->'chunk_ids') WHEN 'array' THEN j->'chunk_ids'
                                                                    ELSE jsonb_build_array(j->'chunk_ids') END) e) END
         FROM (SELECT to_jsonb(q) AS j, row_number() OVER () AS n FROM (%s) q) s$q$, source);
+    EXCEPTION WHEN data_exception THEN
+        RAISE EXCEPTION 'the questions could not be read: %', SQLERRM USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'answer is a range or multirange of the body''s characters (''[120,480)'', ''{[120,480),[900,950)}''), char_start and char_end integers, chunk_ids ids';
+    END;
     IF EXISTS (SELECT 1 FROM dof_evaluate_asked WHERE question IS NULL OR source_id IS NULL) THEN
         RAISE EXCEPTION 'every question needs the columns question and source_id'
             USING ERRCODE = 'invalid_parameter_value',

@@ -82,6 +82,13 @@ SELECT * FROM dof_evaluate('otro_esquema.preguntas', 'ev');
 SELECT * FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id, 40 AS char_start, 20 AS char_end$$, 'ev');
 SELECT * FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id, ARRAY['uno'] AS chunk_ids$$, 'ev');
 SELECT * FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id, -3 AS chunk_ids$$, 'ev');
+-- an answer that is no range, a char_start that is no integer: named as the questions'
+-- (PostgreSQL's own error quoted the whole statement that read them); no method is an error
+-- (it returned no row)
+SELECT * FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id, '{[40,20)}' AS answer$$, 'ev');
+SELECT * FROM dof_evaluate($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id, 'diez' AS char_start, 20 AS char_end$$, 'ev');
+SELECT * FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY[]::text[]);
+SELECT * FROM dof_evaluate_questions('preguntas_simples', 'ev', methods => NULL);
 -- every method is read before any question: the unknown one is named, not the blank question
 SELECT * FROM dof_evaluate($$SELECT '  ' AS question, 'pesca' AS source_id$$, 'ev', methods => ARRAY['text', 'hybrid', 'keyword']);
 -- a query is read as one in any case, after comments, or in parentheses (a lowercase
