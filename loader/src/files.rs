@@ -49,16 +49,20 @@ pub struct Walk {
     pub left_out: std::collections::BTreeMap<String, usize>,
 }
 
-/// Every file under `roots` that `format` takes, in a stable order; unreadable folders and
-/// broken links are reported as failures. A file of another kind is left out of a folder
-/// (and counted: a folder of PDFs loads nothing, and the user is told why), but a file
-/// named on the command line fails: it was asked for.
+/// Every file under `roots` that `format` takes, in a stable order; unreadable folders,
+/// broken links and a link back to a folder above it are reported as failures. Links are
+/// followed, to folders as to files, and a file keeps the path it was found at (its source
+/// id): not followed, a link to a folder inside a folder was left out as a "file of no
+/// extension", and a folder given as a link failed as a file with an empty name after its
+/// files loaded. A file of another kind is left out of a folder (and counted: a folder of
+/// PDFs loads nothing, and the user is told why), but a file named on the command line
+/// fails: it was asked for.
 pub fn walk(roots: &[PathBuf], format: Format) -> Walk {
     let mut out = Vec::new();
     let mut left_out = std::collections::BTreeMap::new();
     for root in roots {
         let base = if root.is_dir() { root.clone() } else { root.parent().map(Path::to_path_buf).unwrap_or_default() };
-        for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        for entry in walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name() {
             let (path, mut problem, named) = match entry {
                 Ok(entry) if entry.file_type().is_dir() => continue,
                 Ok(entry) => (entry.path().to_path_buf(), None, entry.depth() == 0),
@@ -307,6 +311,35 @@ mod tests {
         assert!(named.found[0].1.as_deref().unwrap().starts_with("not a kind of file dof load reads (.pdf)"), "{:?}", named.found[0].1);
         // a format given reads its own kinds: a .md file named with --format txt fails too
         assert!(walk(&[dir.join("ley.md")], Format::Txt).found[0].1.as_deref().unwrap().contains("--format txt reads .txt"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn links_to_folders_are_walked_and_a_loop_fails_alone() {
+        let dir = std::env::temp_dir().join(format!("dof-links-{}", std::process::id()));
+        let corpus = dir.join("corpus");
+        std::fs::create_dir_all(corpus.join("sub")).unwrap();
+        std::fs::create_dir_all(dir.join("given")).unwrap();
+        std::fs::write(corpus.join("b.md"), "# B").unwrap();
+        std::fs::write(corpus.join("sub/a.md"), "# A").unwrap();
+        std::os::unix::fs::symlink(&corpus, dir.join("given/linked")).unwrap();
+        std::os::unix::fs::symlink(corpus.join("b.md"), dir.join("given/link.md")).unwrap();
+        let found = |walked: &Walk| walked.found.iter().map(|(f, problem)| (f.source_id.clone(), problem.clone())).collect::<Vec<_>>();
+        // a link to a folder inside the folder given is walked, its files named by the link
+        let walked = walk(&[dir.join("given")], Format::Auto);
+        assert_eq!(
+            found(&walked),
+            [("link.md".to_string(), None), ("linked/b.md".to_string(), None), ("linked/sub/a.md".to_string(), None)]
+        );
+        assert!(walked.left_out.is_empty(), "{:?}", walked.left_out);
+        // a folder given as a link: its files, and no failure of the link itself
+        assert_eq!(found(&walk(&[dir.join("given/linked")], Format::Auto)), [("b.md".to_string(), None), ("sub/a.md".to_string(), None)]);
+        // a link back to a folder above it fails, alone
+        std::os::unix::fs::symlink(&corpus, corpus.join("sub/loop")).unwrap();
+        let looped = found(&walk(std::slice::from_ref(&corpus), Format::Auto));
+        assert_eq!(looped.iter().filter(|(_, problem)| problem.is_none()).count(), 2, "{looped:?}");
+        assert_eq!(looped.len(), 3, "{looped:?}");
+        assert!(looped.iter().any(|(id, problem)| id == "sub/loop" && problem.as_deref().unwrap().contains("loop")), "{looped:?}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
