@@ -131,16 +131,16 @@ BEGIN
     -- {[5,2)}; a char_start that is no integer) raised PostgreSQL's own error with this whole
     -- statement as its context: it is named as the questions' now
     BEGIN
-    EXECUTE format($q$INSERT INTO dof_evaluate_asked
-        SELECT n, coalesce(j->>'id', n::text), j->>'question', j->>'source_id',
-               CASE WHEN j->>'answer' LIKE '{%%' THEN (j->>'answer')::int4multirange
-                    WHEN j->>'answer' IS NOT NULL THEN int4multirange((j->>'answer')::int4range) END,
-               (j->>'char_start')::integer, (j->>'char_end')::integer,
-               CASE WHEN jsonb_typeof(j->'chunk_ids') <> 'null'
-                    THEN ARRAY(SELECT CASE WHEN e ~ '^[0-9]{1,18}$' THEN e::bigint END
-                               FROM jsonb_array_elements_text(CASE jsonb_typeof(j->'chunk_ids') WHEN 'array' THEN j->'chunk_ids'
-                                                                   ELSE jsonb_build_array(j->'chunk_ids') END) e) END
-        FROM (SELECT to_jsonb(q) AS j, row_number() OVER () AS n FROM (%s) q) s$q$, source);
+        EXECUTE format($q$INSERT INTO dof_evaluate_asked
+            SELECT n, coalesce(j->>'id', n::text), j->>'question', j->>'source_id',
+                   CASE WHEN j->>'answer' LIKE '{%%' THEN (j->>'answer')::int4multirange
+                        WHEN j->>'answer' IS NOT NULL THEN int4multirange((j->>'answer')::int4range) END,
+                   (j->>'char_start')::integer, (j->>'char_end')::integer,
+                   CASE WHEN jsonb_typeof(j->'chunk_ids') <> 'null'
+                        THEN ARRAY(SELECT CASE WHEN e ~ '^[0-9]{1,18}$' THEN e::bigint END
+                                   FROM jsonb_array_elements_text(CASE jsonb_typeof(j->'chunk_ids') WHEN 'array' THEN j->'chunk_ids'
+                                                                       ELSE jsonb_build_array(j->'chunk_ids') END) e) END
+            FROM (SELECT to_jsonb(q) AS j, row_number() OVER () AS n FROM (%s) q) s$q$, source);
     EXCEPTION WHEN data_exception THEN
         RAISE EXCEPTION 'the questions could not be read: %', SQLERRM USING ERRCODE = 'invalid_parameter_value',
             HINT = 'answer is a range or multirange of the body''s characters (''[120,480)'', ''{[120,480),[900,950)}''), char_start and char_end integers, chunk_ids ids';
