@@ -570,8 +570,9 @@ COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matt
 
 -- Words a Spanish question frames itself with that PostgreSQL's Spanish stop list lacks once
 -- the accents go (dof_spanish unaccents first): the prepositions "según", "tras", "hacia",
--- "mediante" ("¿Qué objeto tiene IMSS-BIENESTAR según el convenio?") and "cuánto", the one
--- interrogative that is no stopword ("qué", "cuál", "quién", "cuándo", "dónde", "cómo" are).
+-- "mediante" ("¿Qué objeto tiene IMSS-BIENESTAR según el convenio?") and the interrogatives
+-- that are no stopwords, "cuánto", "cuáles", "adónde" ("qué", "cuál", "quién", "quiénes",
+-- "cuándo", "dónde", "cómo" are).
 -- A search's unquoted words are read without them (dof_query_tsquery, dof_query_vector); the
 -- stored chunks keep them. Over the eight sets' questions nothing falls, in either leg
 -- (bench/sql/quality_query_stopwords.sql): "según el convenio" had the text leg prefer the
@@ -582,7 +583,7 @@ COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matt
 -- Spelled letter by letter so that capitals with accents match whatever the database's locale.
 CREATE FUNCTION dof_query_stopwords(query text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN regexp_replace(query, '\m([Ss][Ee][Gg][UuÚú][Nn]|[Tt][Rr][Aa][Ss]|[Hh][Aa][Cc][Ii][Aa]|[Mm][Ee][Dd][Ii][Aa][Nn][Tt][Ee]|[Cc][Uu][AaÁá][Nn][Tt][OoAa][Ss]?)\M', ' ', 'g');
+    RETURN regexp_replace(query, '\m([Ss][Ee][Gg][UuÚú][Nn]|[Tt][Rr][Aa][Ss]|[Hh][Aa][Cc][Ii][Aa]|[Mm][Ee][Dd][Ii][Aa][Nn][Tt][Ee]|[Cc][Uu][AaÁá][Nn][Tt][OoAa][Ss]?|[Cc][Uu][AaÁá][Ll][Ee][Ss]|[Aa][Dd][OoÓó][Nn][Dd][Ee])\M', ' ', 'g');
 
 -- A search's words are read by dof_query_words (a hyphen, a slash or a dot inside an
 -- identifier separates words), the query's own tsvector (dof_query_vector) too; a quoted
@@ -618,7 +619,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words without dof_query_stopwords (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) unless the query has a double quote, whose phrases are read as written but for dof_spelling (setiembre is septiembre); a dash between spaces separates words (PLANEA 2017 - 2022), -word excludes';
-COMMENT ON FUNCTION dof_query_stopwords(text) IS 'A query with the words a Spanish question frames itself with that the Spanish stop list lacks once unaccented blanked: según, tras, hacia, mediante, cuánto (cuánta, cuántos, cuántas), in any case; what dof_query_tsquery (unquoted) and dof_query_vector read';
+COMMENT ON FUNCTION dof_query_stopwords(text) IS 'A query with the words a Spanish question frames itself with that the Spanish stop list lacks once unaccented blanked: según, tras, hacia, mediante, cuánto (cuánta, cuántos, cuántas), cuáles, adónde, in any case; what dof_query_tsquery (unquoted) and dof_query_vector read';
 COMMENT ON FUNCTION dof_query_vector(regconfig, text) IS 'The query''s own tsvector (its words as dof_query_words reads them): where its lexemes stand, so the text leg can score the neighbouring words a chunk has as neighbours';
 
 -- The queue's advisory-lock class defined once (it was a literal in the batch and in

@@ -24,8 +24,9 @@ END;
 
 -- Words a Spanish question frames itself with that PostgreSQL's Spanish stop list lacks once
 -- the accents go (dof_spanish unaccents first): the prepositions "según", "tras", "hacia",
--- "mediante" ("¿Qué objeto tiene IMSS-BIENESTAR según el convenio?") and "cuánto", the one
--- interrogative that is no stopword ("qué", "cuál", "quién", "cuándo", "dónde", "cómo" are).
+-- "mediante" ("¿Qué objeto tiene IMSS-BIENESTAR según el convenio?") and the interrogatives
+-- that are no stopwords, "cuánto", "cuáles", "adónde" ("qué", "cuál", "quién", "quiénes",
+-- "cuándo", "dónde", "cómo" are).
 -- A search's unquoted words are read without them (dof_query_tsquery, dof_query_vector); the
 -- stored chunks keep them. Over the eight sets' questions nothing falls, in either leg
 -- (bench/sql/quality_query_stopwords.sql): "según el convenio" had the text leg prefer the
@@ -36,7 +37,7 @@ END;
 -- Spelled letter by letter so that capitals with accents match whatever the database's locale.
 CREATE FUNCTION dof_query_stopwords(query text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN regexp_replace(query, '\m([Ss][Ee][Gg][UuÚú][Nn]|[Tt][Rr][Aa][Ss]|[Hh][Aa][Cc][Ii][Aa]|[Mm][Ee][Dd][Ii][Aa][Nn][Tt][Ee]|[Cc][Uu][AaÁá][Nn][Tt][OoAa][Ss]?)\M', ' ', 'g');
+    RETURN regexp_replace(query, '\m([Ss][Ee][Gg][UuÚú][Nn]|[Tt][Rr][Aa][Ss]|[Hh][Aa][Cc][Ii][Aa]|[Mm][Ee][Dd][Ii][Aa][Nn][Tt][Ee]|[Cc][Uu][AaÁá][Nn][Tt][OoAa][Ss]?|[Cc][Uu][AaÁá][Ll][Ee][Ss]|[Aa][Dd][OoÓó][Nn][Dd][Ee])\M', ' ', 'g');
 
 -- A search's tsquery: websearch syntax ("quoted phrase", or, -word), its words read by
 -- dof_query_words (a hyphen, a slash or a dot inside an identifier separates words: "ds 092
@@ -307,7 +308,7 @@ COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS '
 COMMENT ON FUNCTION dof_term_stats(text, text[]) IS 'How many chunks of a collection (NULL: all) hold each lexeme, exact (dof_term_stats deltas summed); what a sharded search adds up over shards';
 COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all collections'') chunk count and total length in tokens, exact';
 COMMENT ON FUNCTION dof_bm25_terms(tsquery, text) IS 'BM25 inputs for a query in a collection (NULL: all): its lexemes, their IDFs, the chunks holding each, and the mean chunk length in tokens, from the collection''s exact statistics';
-COMMENT ON FUNCTION dof_query_stopwords(text) IS 'A query with the words a Spanish question frames itself with that the Spanish stop list lacks once unaccented blanked: según, tras, hacia, mediante, cuánto (cuánta, cuántos, cuántas), in any case; what dof_query_tsquery (unquoted) and dof_query_vector read';
+COMMENT ON FUNCTION dof_query_stopwords(text) IS 'A query with the words a Spanish question frames itself with that the Spanish stop list lacks once unaccented blanked: según, tras, hacia, mediante, cuánto (cuánta, cuántos, cuántas), cuáles, adónde, in any case; what dof_query_tsquery (unquoted) and dof_query_vector read';
 COMMENT ON FUNCTION dof_query_vector(regconfig, text) IS 'The query''s own tsvector (its words as dof_query_words reads them): where its lexemes stand, so the text leg can score the neighbouring words a chunk has as neighbours';
 COMMENT ON FUNCTION dof_text_score_internal(anyelement, double precision, text[], double precision[], double precision, anyelement) IS 'Internal: the text leg''s score of one tsvector, its BM25 plus, for each two neighbouring words of the query (query_vector: dof_query_vector; NULL: BM25 alone) the tsvector has as neighbours at the same distance, dof_bm25_pair_weight() times their mean IDF, plus dof_bm25_window()''s weight times the most IDF of distinct query lexemes within its positions of the tsvector';
 COMMENT ON FUNCTION dof_bm25_window() IS 'How many consecutive positions of a chunk the text leg looks at for the query''s words together (30), and what the best such window''s IDF (its distinct query lexemes'') adds to the score, times it (0.25, by measurement)';

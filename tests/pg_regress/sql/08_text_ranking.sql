@@ -144,9 +144,9 @@ SELECT dof_query_words('NOM-035-STPS-2018 y DS-092') AS words, dof_query_vector(
 SELECT dof_query_tsquery('spanish', 'plan 2017 - 2022') AS spaced_dash, dof_query_tsquery('spanish', 'Ley 28804 -- ley que regula') AS two_dashes,
        dof_query_tsquery('spanish', 'ley -derogada') AS negation, dof_query_tsquery('spanish', '"ley 28804" - reglamento') AS quoted;
 -- the words a question frames itself with that the Spanish stop list lacks once unaccented
--- (según, tras, hacia, mediante, cuánto) are not searched for, in any case; words that hold
--- them (extras, cuantía) are, and so is a quoted phrase as written
-SELECT dof_query_stopwords('¿Cuántos días, SEGÚN el convenio, tras la firma? Hacia, MEDIANTE, cuánta, CUÁNTO; extras, cuantía') AS blanked;
+-- (según, tras, hacia, mediante, cuánto, cuáles, adónde) are not searched for, in any case;
+-- words that hold them (extras, cuantía) are, and so is a quoted phrase as written
+SELECT dof_query_stopwords('¿Cuántos días, SEGÚN el convenio, tras la firma? Hacia, MEDIANTE, cuánta, CUÁNTO; ¿Cuáles? ¿ADÓNDE? extras, cuantía') AS blanked;
 SELECT dof_query_tsquery('dof_spanish', '¿Qué objeto tiene el convenio según la ley?') AS unquoted,
        dof_query_vector('dof_spanish', '¿Cuántos días tras la firma?') AS vector,
        dof_query_tsquery('dof_spanish', '"según el convenio"') AS quoted;
