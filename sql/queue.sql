@@ -126,10 +126,16 @@ BEGIN ATOMIC
     SELECT count(*) FROM queued;
 END;
 
--- dof_requeue, then the queue processed batch by batch in this session.
+-- dof_requeue, then the queue processed batch by batch in this session. batch_size is
+-- checked first: dof_process_queue refused a bad one only after the requeue had committed,
+-- so a failed call left every document of the collection queued for the workers.
 CREATE PROCEDURE dof_backfill(collection_name text DEFAULT NULL, batch_size integer DEFAULT 10)
     LANGUAGE plpgsql AS $$
 BEGIN
+    IF batch_size IS NULL OR batch_size < 1 THEN
+        RAISE EXCEPTION 'batch_size must be at least 1 (got %)', coalesce(batch_size::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the default is 10 documents a batch';
+    END IF;
     PERFORM @extschema@.dof_requeue(collection_name);
     COMMIT;
     CALL @extschema@.dof_process_queue(batch_size);

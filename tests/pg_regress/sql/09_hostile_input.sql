@@ -36,6 +36,15 @@ SELECT * FROM dof_vector_search('impuesto', query_embedding => array_fill(0, ARR
 CALL dof_process_queue(0);
 CALL dof_process_queue(-1);
 CALL dof_process_queue(10, -1);
+-- dof_backfill refuses a bad batch_size before it queues anything: it was refused only after
+-- the requeue had committed, and every document was left queued for the workers
+INSERT INTO dof_documents (source_id, body) VALUES ('relleno', E'# Aviso\n\nTexto del aviso.');
+SELECT clock_timestamp() AS before_backfill \gset
+CALL dof_backfill(NULL, 0);
+CALL dof_backfill(NULL, NULL);
+SELECT count(*) AS documents_stored, (SELECT count(*) FROM dof_queue WHERE queued_at >= :'before_backfill') AS queued_by_the_failed_calls
+FROM dof_documents;
+DELETE FROM dof_documents WHERE source_id = 'relleno';
 
 -- a blank body is refused, by INSERT, UPDATE and dof_put_document, and nothing stored changes
 INSERT INTO dof_documents (source_id, body) VALUES ('vacio', '');
