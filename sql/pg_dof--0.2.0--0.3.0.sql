@@ -518,16 +518,41 @@ BEGIN ATOMIC
     SELECT count(*) FROM queued;
 END;
 
--- dof_requeue, then the queue processed batch by batch in this session. batch_size is
--- checked first: dof_process_queue refused a bad one only after the requeue had committed,
--- so a failed call left every document of the collection queued for the workers.
+-- dof_process_queue checks its arguments by the queue's one rule (dof_check_queue_arguments).
+CREATE OR REPLACE PROCEDURE dof_process_queue(batch_size integer DEFAULT 10, max_batches integer DEFAULT NULL)
+    LANGUAGE plpgsql AS $$
+DECLARE
+    batch record;
+    batches integer := 0;
+    done integer := 0;
+    failed integer := 0;
+    remaining bigint;
+BEGIN
+    PERFORM @extschema@.dof_check_queue_arguments(batch_size, max_batches);
+    LOOP
+        EXIT WHEN max_batches IS NOT NULL AND batches >= max_batches;
+        SELECT * INTO batch FROM @extschema@.dof_process_queue_batch(batch_size);
+        EXIT WHEN batch.claimed = 0;  -- nothing queued, or everything left is claimed by other drains
+        done := done + batch.done;
+        failed := failed + batch.failed;
+        batches := batches + 1;
+        COMMIT;
+        SELECT count(*) INTO remaining FROM @extschema@.dof_queue WHERE status = 'queued';
+        RAISE NOTICE 'dof_process_queue: batch %, % done, % failed, % queued', batches, done, failed, remaining;
+    END LOOP;
+    IF done > 0 THEN
+        ANALYZE @extschema@.dof_chunks;
+        PERFORM @extschema@.dof_compact_stats();  -- BM25's statistics: fold the deltas of the drain
+    END IF;
+END
+$$;
+
+-- dof_requeue, then the queue processed batch by batch in this session; batch_size is
+-- checked before the requeue (dof_check_queue_arguments).
 CREATE OR REPLACE PROCEDURE dof_backfill(collection_name text DEFAULT NULL, batch_size integer DEFAULT 10)
     LANGUAGE plpgsql AS $$
 BEGIN
-    IF batch_size IS NULL OR batch_size < 1 THEN
-        RAISE EXCEPTION 'batch_size must be at least 1 (got %)', coalesce(batch_size::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'the default is 10 documents a batch';
-    END IF;
+    PERFORM @extschema@.dof_check_queue_arguments(batch_size);
     PERFORM @extschema@.dof_requeue(collection_name);
     COMMIT;
     CALL @extschema@.dof_process_queue(batch_size);
@@ -644,6 +669,29 @@ CREATE FUNCTION dof_queue_lock_class() RETURNS integer
     IMMUTABLE PARALLEL SAFE LANGUAGE sql RETURN 1885824102;
 COMMENT ON FUNCTION dof_queue_lock_class() IS 'The advisory-lock class (pg_locks.classid) of a queue batch''s claimed documents, read by dof_queue_progress';
 
+-- The queue's arguments, one rule for dof_process_queue_batch, dof_process_queue and
+-- dof_backfill, checked before anything is claimed or queued (dof_backfill's bad batch_size
+-- was refused by dof_process_queue only after its requeue had committed, leaving every
+-- document queued): batch_size and max_attempts at least 1, max_batches NULL (until the
+-- queue is empty) or not negative. The error names the first argument that is wrong.
+CREATE FUNCTION dof_check_queue_arguments(batch_size integer, max_batches integer DEFAULT NULL,
+                                          max_attempts integer DEFAULT 1) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+BEGIN
+    IF batch_size IS NULL OR batch_size < 1 THEN
+        RAISE EXCEPTION 'batch_size must be at least 1 (got %)', coalesce(batch_size::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the default is 10 documents a batch';
+    ELSIF max_batches < 0 THEN
+        RAISE EXCEPTION 'max_batches must not be negative (got %)', max_batches
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the default, NULL, processes batches until the queue is empty';
+    ELSIF max_attempts IS NULL OR max_attempts < 1 THEN
+        RAISE EXCEPTION 'max_attempts must be at least 1 (got %)', coalesce(max_attempts::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the default is 1: a failed document is not tried again';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION dof_check_queue_arguments(integer, integer, integer) IS 'Refuses a queue argument out of range (22023), naming it: batch_size and max_attempts at least 1, max_batches NULL or not negative; what dof_process_queue_batch, dof_process_queue and dof_backfill check before they claim or queue anything';
+
 CREATE OR REPLACE FUNCTION dof_process_queue_batch(batch_size integer DEFAULT 10, max_attempts integer DEFAULT 1,
                                         OUT claimed integer, OUT done integer, OUT failed integer)
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
@@ -651,11 +699,7 @@ DECLARE
     item record;
 BEGIN
     claimed := 0; done := 0; failed := 0;
-    IF batch_size IS NULL OR batch_size < 1 OR max_attempts IS NULL OR max_attempts < 1 THEN
-        RAISE EXCEPTION 'batch_size and max_attempts must be at least 1 (got %, %)',
-                        coalesce(batch_size::text, 'NULL'), coalesce(max_attempts::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
+    PERFORM @extschema@.dof_check_queue_arguments(batch_size, max_attempts => max_attempts);
     -- the document row is claimed with its queue row: a writer that holds a document and
     -- waits for its queue row (the trigger re-queues it) is skipped, never waited for (a
     -- drain holding the queue row and waiting for the document would deadlock with it);
@@ -951,12 +995,14 @@ CREATE FUNCTION dof_query_max_nodes() RETURNS integer
     RETURN 16384;
 CREATE FUNCTION dof_check_query_terms(query text, terms tsquery) RETURNS void
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+DECLARE
+    nodes constant integer := numnode(terms);
 BEGIN
-    IF numnode(terms) > dof_query_max_nodes() THEN
-        RAISE EXCEPTION 'query has % words and operators once parsed, over the % a search reads', numnode(terms), dof_query_max_nodes()
+    IF nodes > dof_query_max_nodes() THEN
+        RAISE EXCEPTION 'query has % words and operators once parsed, over the % a search reads', nodes, dof_query_max_nodes()
             USING ERRCODE = 'program_limit_exceeded', HINT = 'a search query is a question or keywords, not a document: search with its main words';
     END IF;
-    IF numnode(terms) > 0 AND querytree(terms) = 'T' THEN
+    IF nodes > 0 AND querytree(terms) = 'T' THEN
         RAISE EXCEPTION 'query "%" names no word a chunk must hold',
                         CASE WHEN length(query) > 100 THEN left(query, 100) || '…' ELSE query END
             USING ERRCODE = 'invalid_parameter_value',

@@ -26,6 +26,29 @@ CREATE FUNCTION dof_queue_lock_class() RETURNS integer
     IMMUTABLE PARALLEL SAFE LANGUAGE sql RETURN 1885824102;
 COMMENT ON FUNCTION dof_queue_lock_class() IS 'The advisory-lock class (pg_locks.classid) of a queue batch''s claimed documents, read by dof_queue_progress';
 
+-- The queue's arguments, one rule for dof_process_queue_batch, dof_process_queue and
+-- dof_backfill, checked before anything is claimed or queued (dof_backfill's bad batch_size
+-- was refused by dof_process_queue only after its requeue had committed, leaving every
+-- document queued): batch_size and max_attempts at least 1, max_batches NULL (until the
+-- queue is empty) or not negative. The error names the first argument that is wrong.
+CREATE FUNCTION dof_check_queue_arguments(batch_size integer, max_batches integer DEFAULT NULL,
+                                          max_attempts integer DEFAULT 1) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+BEGIN
+    IF batch_size IS NULL OR batch_size < 1 THEN
+        RAISE EXCEPTION 'batch_size must be at least 1 (got %)', coalesce(batch_size::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the default is 10 documents a batch';
+    ELSIF max_batches < 0 THEN
+        RAISE EXCEPTION 'max_batches must not be negative (got %)', max_batches
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the default, NULL, processes batches until the queue is empty';
+    ELSIF max_attempts IS NULL OR max_attempts < 1 THEN
+        RAISE EXCEPTION 'max_attempts must be at least 1 (got %)', coalesce(max_attempts::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'the default is 1: a failed document is not tried again';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION dof_check_queue_arguments(integer, integer, integer) IS 'Refuses a queue argument out of range (22023), naming it: batch_size and max_attempts at least 1, max_batches NULL or not negative; what dof_process_queue_batch, dof_process_queue and dof_backfill check before they claim or queue anything';
+
 -- One batch of the deferred queue, in the caller's transaction: up to batch_size queued
 -- documents (then failed ones with fewer than max_attempts attempts, each after a pause
 -- that doubles per attempt) claimed with FOR UPDATE SKIP LOCKED — rows another drain has
@@ -39,11 +62,7 @@ DECLARE
     item record;
 BEGIN
     claimed := 0; done := 0; failed := 0;
-    IF batch_size IS NULL OR batch_size < 1 OR max_attempts IS NULL OR max_attempts < 1 THEN
-        RAISE EXCEPTION 'batch_size and max_attempts must be at least 1 (got %, %)',
-                        coalesce(batch_size::text, 'NULL'), coalesce(max_attempts::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
+    PERFORM @extschema@.dof_check_queue_arguments(batch_size, max_attempts => max_attempts);
     -- the document row is claimed with its queue row: a writer that holds a document and
     -- waits for its queue row (the trigger re-queues it) is skipped, never waited for (a
     -- drain holding the queue row and waiting for the document would deadlock with it);
@@ -86,11 +105,7 @@ DECLARE
     failed integer := 0;
     remaining bigint;
 BEGIN
-    IF batch_size IS NULL OR batch_size < 1 OR max_batches < 0 THEN
-        RAISE EXCEPTION 'batch_size must be at least 1 and max_batches not negative (got %, %)',
-                        coalesce(batch_size::text, 'NULL'), coalesce(max_batches::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are batch_size 10, max_batches NULL (until the queue is empty)';
-    END IF;
+    PERFORM @extschema@.dof_check_queue_arguments(batch_size, max_batches);
     LOOP
         EXIT WHEN max_batches IS NOT NULL AND batches >= max_batches;
         SELECT * INTO batch FROM @extschema@.dof_process_queue_batch(batch_size);
@@ -126,16 +141,12 @@ BEGIN ATOMIC
     SELECT count(*) FROM queued;
 END;
 
--- dof_requeue, then the queue processed batch by batch in this session. batch_size is
--- checked first: dof_process_queue refused a bad one only after the requeue had committed,
--- so a failed call left every document of the collection queued for the workers.
+-- dof_requeue, then the queue processed batch by batch in this session; batch_size is
+-- checked before the requeue (dof_check_queue_arguments).
 CREATE PROCEDURE dof_backfill(collection_name text DEFAULT NULL, batch_size integer DEFAULT 10)
     LANGUAGE plpgsql AS $$
 BEGIN
-    IF batch_size IS NULL OR batch_size < 1 THEN
-        RAISE EXCEPTION 'batch_size must be at least 1 (got %)', coalesce(batch_size::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'the default is 10 documents a batch';
-    END IF;
+    PERFORM @extschema@.dof_check_queue_arguments(batch_size);
     PERFORM @extschema@.dof_requeue(collection_name);
     COMMIT;
     CALL @extschema@.dof_process_queue(batch_size);

@@ -204,12 +204,14 @@ CREATE FUNCTION dof_query_max_nodes() RETURNS integer
     RETURN 16384;
 CREATE FUNCTION dof_check_query_terms(query text, terms tsquery) RETURNS void
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+DECLARE
+    nodes constant integer := numnode(terms);
 BEGIN
-    IF numnode(terms) > dof_query_max_nodes() THEN
-        RAISE EXCEPTION 'query has % words and operators once parsed, over the % a search reads', numnode(terms), dof_query_max_nodes()
+    IF nodes > dof_query_max_nodes() THEN
+        RAISE EXCEPTION 'query has % words and operators once parsed, over the % a search reads', nodes, dof_query_max_nodes()
             USING ERRCODE = 'program_limit_exceeded', HINT = 'a search query is a question or keywords, not a document: search with its main words';
     END IF;
-    IF numnode(terms) > 0 AND querytree(terms) = 'T' THEN
+    IF nodes > 0 AND querytree(terms) = 'T' THEN
         RAISE EXCEPTION 'query "%" names no word a chunk must hold',
                         CASE WHEN length(query) > 100 THEN left(query, 100) || '…' ELSE query END
             USING ERRCODE = 'invalid_parameter_value',

@@ -36,6 +36,9 @@ SELECT * FROM dof_vector_search('impuesto', query_embedding => array_fill(0, ARR
 CALL dof_process_queue(0);
 CALL dof_process_queue(-1);
 CALL dof_process_queue(10, -1);
+-- the batch the workers run checks by the same rule (dof_check_queue_arguments)
+SELECT * FROM dof_process_queue_batch(5, 0);
+SELECT * FROM dof_process_queue_batch(NULL);
 -- dof_backfill refuses a bad batch_size before it queues anything: it was refused only after
 -- the requeue had committed, and every document was left queued for the workers
 INSERT INTO dof_documents (source_id, body) VALUES ('relleno', E'# Aviso\n\nTexto del aviso.');
