@@ -630,11 +630,14 @@ CREATE FUNCTION dof_query_stopwords(query text) RETURNS text
 -- identifier separates words), the query's own tsvector (dof_query_vector) too; a quoted
 -- phrase as written, but for the one spelling of a word (dof_spelling). A dash
 -- between spaces separates, as in titles and ranges ("PLANEA 2017 - 2022"), where
--- websearch_to_tsquery read it as "not" the next word; -word still excludes.
+-- websearch_to_tsquery read it as "not" the next word; -word still excludes. Two dashes or
+-- more together separate words too, and of dashes with only blanks or ! & | ( ) < between
+-- them only the last may exclude: 32 "not"s in a row overflowed PostgreSQL's parser.
 CREATE FUNCTION dof_query_tsquery(config regconfig, query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN websearch_to_tsquery(config, regexp_replace(CASE WHEN strpos(query, '"') > 0 THEN dof_spelling(query) ELSE dof_query_words(dof_query_stopwords(query)) END,
-                                                       '(^|[[:space:]])-+(?=[[:space:]]|$)', '\1', 'g'));
+    RETURN websearch_to_tsquery(config, regexp_replace(regexp_replace(regexp_replace(
+               CASE WHEN strpos(query, '"') > 0 THEN dof_spelling(query) ELSE dof_query_words(dof_query_stopwords(query)) END,
+               '-{2,}', ' ', 'g'), '-(?=[[:space:]!&|()<]*-)', ' ', 'g'), '(^|[[:space:]])-+(?=[[:space:]]|$)', '\1', 'g'));
 
 -- The query's own tsvector, its words read as dof_query_tsquery reads them: where each of
 -- its lexemes stands, so the text leg knows which words are neighbours
@@ -659,7 +662,7 @@ BEGIN
                                             CASE WHEN ranking = 'bm25' THEN dof_query_vector(settings.text_search_config, query) END) t;
 END
 $$;
-COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words without dof_query_stopwords (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) unless the query has a double quote, whose phrases are read as written but for dof_spelling (setiembre is septiembre); a dash between spaces separates words (PLANEA 2017 - 2022), -word excludes';
+COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words without dof_query_stopwords (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) unless the query has a double quote, whose phrases are read as written but for dof_spelling (setiembre is septiembre); a dash between spaces, or two or more together, separates words (PLANEA 2017 - 2022, ley--decreto), -word excludes, and of dashes with only blanks or ! & | ( ) < between them only the last';
 COMMENT ON FUNCTION dof_query_stopwords(text) IS 'A query with the words a Spanish question frames itself with that the Spanish stop list lacks once unaccented blanked: según, tras, hacia, mediante, cuánto (cuánta, cuántos, cuántas), cuáles, adónde, in any case; what dof_query_tsquery (unquoted) and dof_query_vector read';
 COMMENT ON FUNCTION dof_query_vector(regconfig, text) IS 'The query''s own tsvector (its words as dof_query_words reads them): where its lexemes stand, so the text leg can score the neighbouring words a chunk has as neighbours';
 

@@ -47,10 +47,15 @@ CREATE FUNCTION dof_query_stopwords(query text) RETURNS text
 -- ("PLANEA 2017 - 2022", "Ley Nº 28804 - Ley que regula..."), where websearch_to_tsquery
 -- read it as "not" the next word, so the text leg found nothing (the mixed set's 9 such
 -- questions: text MRR@10 0.000 -> 0.889, hybrid 0.648 -> 0.889); -word still excludes.
+-- Two dashes or more together separate words too (ley--decreto, a typed dash), and of
+-- dashes with only blanks or the characters websearch_to_tsquery skips (! & | ( ) <)
+-- between them only the last may exclude: each was a "not" waiting for its word, and 32
+-- of them overflowed PostgreSQL's parser ("tsquery stack too small", an internal error).
 CREATE FUNCTION dof_query_tsquery(config regconfig, query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN websearch_to_tsquery(config, regexp_replace(CASE WHEN strpos(query, '"') > 0 THEN dof_spelling(query) ELSE dof_query_words(dof_query_stopwords(query)) END,
-                                                       '(^|[[:space:]])-+(?=[[:space:]]|$)', '\1', 'g'));
+    RETURN websearch_to_tsquery(config, regexp_replace(regexp_replace(regexp_replace(
+               CASE WHEN strpos(query, '"') > 0 THEN dof_spelling(query) ELSE dof_query_words(dof_query_stopwords(query)) END,
+               '-{2,}', ' ', 'g'), '-(?=[[:space:]!&|()<]*-)', ' ', 'g'), '(^|[[:space:]])-+(?=[[:space:]]|$)', '\1', 'g'));
 
 -- The query's own tsvector, its words read as dof_query_tsquery reads them: where each of
 -- its lexemes stands, so the text leg knows which words are neighbours
@@ -315,7 +320,7 @@ COMMENT ON FUNCTION dof_query_vector(regconfig, text) IS 'The query''s own tsvec
 COMMENT ON FUNCTION dof_text_score_internal(anyelement, double precision, text[], double precision[], double precision, anyelement) IS 'Internal: the text leg''s score of one tsvector, its BM25 plus, for each two neighbouring words of the query (query_vector: dof_query_vector; NULL: BM25 alone) the tsvector has as neighbours at the same distance, dof_bm25_pair_weight() times their mean IDF, plus dof_bm25_window()''s weight times the most IDF of distinct query lexemes within its positions of the tsvector';
 COMMENT ON FUNCTION dof_bm25_window() IS 'How many consecutive positions of a chunk the text leg looks at for the query''s words together (30), and what the best such window''s IDF (its distinct query lexemes'') adds to the score, times it (0.25, by measurement)';
 COMMENT ON FUNCTION dof_bm25_pair_weight() IS 'What two neighbouring words of the query that a chunk has as neighbours at the same distance add to the text leg''s score, times their mean IDF (0.5, by measurement)';
-COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words without dof_query_stopwords (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) unless the query has a double quote, whose phrases are read as written but for dof_spelling (setiembre is septiembre); a dash between spaces separates words (PLANEA 2017 - 2022), -word excludes';
+COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words without dof_query_stopwords (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) unless the query has a double quote, whose phrases are read as written but for dof_spelling (setiembre is septiembre); a dash between spaces, or two or more together, separates words (PLANEA 2017 - 2022, ley--decreto), -word excludes, and of dashes with only blanks or ! & | ( ) < between them only the last';
 COMMENT ON FUNCTION dof_query_lexemes(tsquery) IS 'The lexemes of querytree(query), distinct and sorted: what BM25 scores and a coordinator sends to every shard';
 COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF, ln(1 + (total - n + 0.5) / (n + 0.5)), of each count n of chunks holding a lexeme among total chunks';
 COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs only those';

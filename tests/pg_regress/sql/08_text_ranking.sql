@@ -194,6 +194,27 @@ SELECT dof_query_max_nodes() AS max_nodes,
        numnode(dof_query_tsquery('dof_spanish', repeat('aduana ', 8192))) AS nodes_of_8192_words,
        (SELECT count(*) FROM dof_text_search(repeat('aduana ', 8192), collection => 'ranking')) > 0 AS found_8192_words;
 SELECT * FROM dof_text_search(repeat('aduana ', 8193), collection => 'ranking');
+-- dashes in a row: each was a "not" waiting for its word, and 32 of them (together, or with
+-- blanks or the characters websearch skips between) failed inside PostgreSQL with "tsquery
+-- stack too small"; now two or more together separate words, and of a run only the last
+-- dash may exclude
+SELECT q AS query, dof_query_tsquery('dof_spanish', q) AS terms
+FROM (VALUES ('aduana--arancel'), ('aduana ' || repeat('-', 40) || 'arancel'), ('aduana ' || repeat('-(', 40) || 'arancel'),
+             ('aduana ' || repeat('- !', 40) || 'arancel'), ('aduana -- -arancel'), ('"aduana ' || repeat('-', 40) || 'arancel"')) v(q);
+SELECT count(*) > 0 AS run_of_dashes_searched FROM dof_text_search('aduana ' || repeat('-', 40) || 'arancel', collection => 'ranking');
+-- runs of 1 to 80 dashes, each followed by nothing, a blank, a character websearch skips,
+-- a dot, a quote, a word or an "or": none may fail to parse (the previous rule failed on 23)
+CREATE FUNCTION pg_temp.tsquery_parses(query text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM dof_query_tsquery('dof_spanish', query);
+    RETURN true;
+EXCEPTION WHEN OTHERS THEN
+    RETURN false;
+END
+$$;
+SELECT count(*) AS generated_runs, count(*) FILTER (WHERE NOT parsed) AS failed
+FROM (SELECT i, pg_temp.tsquery_parses('aduana ' || string_agg('-' || (ARRAY['', ' ', '(', '!', '&', '|', '<', ')', '  ', '.', '"', 'a', ' or '])[1 + (i * 7 + j * 13 + i * j) % 13], '' ORDER BY j) || 'arancel') AS parsed
+      FROM generate_series(1, 500) i, LATERAL generate_series(1, 1 + i % 80) j GROUP BY i) runs;
 -- a filter that is not a JSON object, or a query vector of another dimension than the
 -- collection's model's, matched nothing and returned no row: now each is an error
 SELECT * FROM dof_hybrid_search('ley', collection => 'ranking', filter => '[1]');
