@@ -1407,6 +1407,9 @@ DECLARE
     search text;
     allowed text[];
     pair text;
+    argument_name text;
+    argument_type text;
+    given text[];
     item record;
     t0 timestamptz;
     ids bigint[];
@@ -1439,14 +1442,35 @@ BEGIN
                 HINT = 'vector, text or hybrid, with the search''s arguments after a colon: hybrid:fusion=rrf,alpha=0.3';
         END IF;
         -- the arguments as named arguments of the search function, each value a literal
-        -- the function's parameter type reads
+        -- the function's parameter type reads. An argument named twice, or a value its type
+        -- cannot read (alpha=abc), is named here: the search's own error quoted the
+        -- statement built below
         named := '';
+        given := '{}';
         FOREACH pair IN ARRAY coalesce(string_to_array(arguments, ','), '{}') LOOP
-            IF split_part(pair, '=', 1) <> ALL (allowed) OR strpos(pair, '=') = 0 THEN
+            argument_name := split_part(pair, '=', 1);
+            IF argument_name <> ALL (allowed) OR strpos(pair, '=') = 0 THEN
                 RAISE EXCEPTION 'method "%": unknown argument "%"', spec, pair
                     USING ERRCODE = 'invalid_parameter_value', HINT = format('%s takes %s', leg, array_to_string(allowed, ', '));
             END IF;
-            named := named || format(', %I => %L', split_part(pair, '=', 1), substr(pair, strpos(pair, '=') + 1));
+            IF argument_name = ANY (given) THEN
+                RAISE EXCEPTION 'method "%": argument % given twice', spec, argument_name
+                    USING ERRCODE = 'invalid_parameter_value', HINT = 'give each argument once: hybrid:fusion=rrf,alpha=0.3';
+            END IF;
+            given := given || argument_name;
+            -- the parameter's type, as the search function declares it
+            SELECT format_type(a.type, NULL) INTO argument_type
+            FROM pg_catalog.pg_proc p, unnest(p.proargnames[1:p.pronargs], p.proargtypes::oid[]) AS a(name, type)
+            WHERE p.oid = format('dof_%s_search', leg)::regproc AND a.name = argument_name;
+            BEGIN
+                EXECUTE format('SELECT %L::%s', substr(pair, strpos(pair, '=') + 1), argument_type);
+            EXCEPTION WHEN data_exception THEN
+                RAISE EXCEPTION 'method "%": % takes a value of type %, got "%"', spec, argument_name, argument_type,
+                                substr(pair, strpos(pair, '=') + 1)
+                    USING ERRCODE = 'invalid_parameter_value',
+                          HINT = 'arguments are name=value, separated by commas without spaces: hybrid:fusion=rrf,alpha=0.3';
+            END;
+            named := named || format(', %I => %L', argument_name, substr(pair, strpos(pair, '=') + 1));
         END LOOP;
         search := CASE leg
             WHEN 'vector' THEN format('SELECT array_agg(chunk_id ORDER BY rank) FROM dof_vector_search($1, $2, $3, query_embedding => $4%s)', named)

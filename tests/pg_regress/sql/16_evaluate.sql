@@ -69,6 +69,11 @@ FROM dof_evaluate_questions($$SELECT 'vedas de camarón' AS question, 'pezca' AS
 SELECT * FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['keyword']);
 SELECT * FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['hybrid:alfa=0.3']);
 SELECT * FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['hybrid:alpha=2']);
+-- a value its parameter's type cannot read, or an argument given twice, is named before any
+-- search runs (the search's own error quoted the statement dof_evaluate builds)
+SELECT * FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['text', 'hybrid:alpha=abc']);
+SELECT * FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['hybrid:candidate_pool=1.5']);
+SELECT * FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['hybrid:alpha=0.3,fusion=rrf,alpha=0.6']);
 SELECT * FROM dof_evaluate($$SELECT pregunta FROM preguntas$$, 'ev');
 SELECT * FROM dof_evaluate($$SELECT pregunta AS question, documento AS source_id FROM preguntas WHERE false$$, 'ev');
 SELECT * FROM dof_evaluate('preguntas_simples', 'ev', k => 0);
