@@ -131,6 +131,9 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
     let mut client = connect::connect(&config)?;
     // where documents are written: this database, or each shard of a coordinator's cluster
     let targets = if args.coordinator { shards::targets(&mut client, &config)? } else { vec![config.clone()] };
+    // no more writers than files: a writer beyond them would only hold a connection (each
+    // file is at least one row of a batch; --jobs 100000 aborted, out of memory for threads)
+    let jobs = args.jobs.min(found.len().max(1));
     let mut existing = std::collections::HashMap::new();
     for target in &targets {
         existing.extend(store::existing(&mut connect::connect(target)?, &args.collection)?);
@@ -141,7 +144,7 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
         args.collection,
         connect::describe(&config),
         if args.coordinator { format!(" (coordinator of {} shards)", targets.len()) } else { String::new() },
-        args.jobs
+        jobs
     );
 
     let started = Instant::now();
@@ -154,21 +157,29 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
     let mut batches = Vec::new();
     let mut writers = Vec::new();
     for target in &targets {
-        let (sender, batch_rx) = mpsc::sync_channel::<store::Batch>(args.jobs * 2);
+        let (sender, batch_rx) = mpsc::sync_channel::<store::Batch>(jobs * 2);
         batches.push(sender);
         let batch_rx = std::sync::Arc::new(std::sync::Mutex::new(batch_rx));
-        writers.extend((0..args.jobs).map(|_| {
+        for started in 0..jobs {
             let (batch_rx, results, config, collection) = (batch_rx.clone(), results.clone(), target.clone(), args.collection.clone());
             // a writer that cannot connect (more --jobs than free connections) ends at once
             // and the others write its share; its error is reported with the summary
-            std::thread::spawn(move || -> Result<(), String> {
+            let writer = std::thread::Builder::new().spawn(move || -> Result<(), String> {
                 let mut client = connect::connect(&config)?;
                 loop {
                     let Ok(batch) = batch_rx.lock().expect("a writer panicked").recv() else { return Ok(()) };
                     let _ = results.send(write_batch(&mut client, &config, &collection, batch));
                 }
-            })
-        }));
+            });
+            // a thread the system refuses is a writer fewer, not an abort
+            match writer {
+                Ok(writer) => writers.push(writer),
+                Err(error) => {
+                    eprintln!("dof load: started {started} of {jobs} writers for {}: {error}", connect::describe(target));
+                    break;
+                }
+            }
+        }
     }
     drop(results);
     let mut send = |batch: store::Batch| -> Result<(), (store::Batch, String)> {
@@ -286,7 +297,7 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
         eprintln!(
             "dof load: {} of {} writer connections failed ({}); the others wrote their share",
             writer_errors.len(),
-            targets.len() * args.jobs,
+            targets.len() * jobs,
             writer_errors[0]
         );
     }

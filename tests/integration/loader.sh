@@ -231,6 +231,11 @@ printf '# A\n\nTexto a, cambiado.' > "$dups/c/a.md"
 out=$("$dof" load "$dups/c" --collection hostil 2>/dev/null)
 check "$(echo "$out" | awk -F'|' '/^\| [0-9]/ {gsub(/ /, "", $3); gsub(/ /, "", $10); print $3 "/" $10}'):$(q -c "SELECT count(*) FROM dof_documents WHERE source_id = 'a.md#viejo/b.md'")" "1/0:1" \
       "a changed a.md is updated and a.md#viejo/b.md is not removed"
+# --jobs far over the files: a writer per file at most (--jobs 100000 started a thread for
+# each, and the loader aborted when the system had no memory left for them)
+out=$("$dof" load "$dups/c" --collection hostil --jobs 100000 2>&1); status=$?
+check "$status:$(echo "$out" | grep -c ', 2 job(s)$'):$(echo "$out" | grep -c '^| added')" "0:1:1" \
+      "--jobs 100000 for 2 files: 2 writers, the load completes and is summarised"
 # --jobs over the free connections: the writers that connect do the work, with a summary
 q -c "ALTER SYSTEM SET max_connections = 20" >/dev/null; "$scripts/cluster.sh" restart >/dev/null 2>&1
 out=$("$dof" load "$pe" --collection hostil --jobs 40 2>&1); status=$?
