@@ -17,6 +17,14 @@ BEGIN
         RAISE EXCEPTION 'document "%" has an empty body', NEW.source_id USING ERRCODE = 'invalid_parameter_value',
             HINT = 'a document is indexed from its body''s text, what follows any front matter: give it some (DELETE the row to remove the document)';
     END IF;
+    -- a source_id is a key of the unique (collection, source_id) index, whose entries hold at
+    -- most 2,704 bytes: a longer id failed with PostgreSQL's "index row size … exceeds btree
+    -- version 4 maximum", whose hint (an index of its MD5) is for the schema's author
+    IF octet_length(NEW.source_id) > 2048 THEN
+        RAISE EXCEPTION 'document source_id is % bytes, over the 2048 a source_id may hold', octet_length(NEW.source_id)
+            USING ERRCODE = 'program_limit_exceeded',
+                  HINT = 'give a shorter id (a path relative to the corpus, or a hash of the long one) and keep the long one in metadata';
+    END IF;
     NEW.pattern := dof_classify(NEW.body);
     IF TG_OP = 'UPDATE' THEN
         NEW.updated_at := now();
@@ -88,7 +96,7 @@ $$;
 CREATE TRIGGER dof_collections_after AFTER UPDATE OF text_search_config ON dof_collections
     FOR EACH ROW WHEN (OLD.text_search_config IS DISTINCT FROM NEW.text_search_config)
     EXECUTE FUNCTION dof_collections_after();
-COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
+COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023) and a source_id over 2048 bytes (54000, the unique index''s entries hold 2,704), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
 COMMENT ON FUNCTION dof_blank_body(text) IS 'True when a body holds nothing to index: only whitespace after its byte order mark and YAML front matter (such a body gives no chunk; the trigger refuses it)';
 COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start, after a byte order mark if there is one) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
 COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection (not during a restore: see dof_restoring)';

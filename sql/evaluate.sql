@@ -68,6 +68,7 @@ DECLARE
     allowed text[];
     pair text;
     argument_name text;
+    argument_value text;
     argument_type text;
     given text[];
     item record;
@@ -109,6 +110,7 @@ BEGIN
         given := '{}';
         FOREACH pair IN ARRAY coalesce(string_to_array(arguments, ','), '{}') LOOP
             argument_name := split_part(pair, '=', 1);
+            argument_value := substr(pair, strpos(pair, '=') + 1);
             IF argument_name <> ALL (allowed) OR strpos(pair, '=') = 0 THEN
                 RAISE EXCEPTION 'method "%": unknown argument "%"', spec, pair
                     USING ERRCODE = 'invalid_parameter_value', HINT = format('%s takes %s', leg, array_to_string(allowed, ', '));
@@ -123,14 +125,13 @@ BEGIN
             FROM pg_catalog.pg_proc p, unnest(p.proargnames[1:p.pronargs], p.proargtypes::oid[]) AS a(name, type)
             WHERE p.oid = format('dof_%s_search', leg)::regproc AND a.name = argument_name;
             BEGIN
-                EXECUTE format('SELECT %L::%s', substr(pair, strpos(pair, '=') + 1), argument_type);
+                EXECUTE format('SELECT %L::%s', argument_value, argument_type);
             EXCEPTION WHEN data_exception THEN
-                RAISE EXCEPTION 'method "%": % takes a value of type %, got "%"', spec, argument_name, argument_type,
-                                substr(pair, strpos(pair, '=') + 1)
+                RAISE EXCEPTION 'method "%": % takes a value of type %, got "%"', spec, argument_name, argument_type, argument_value
                     USING ERRCODE = 'invalid_parameter_value',
                           HINT = 'arguments are name=value, separated by commas without spaces: hybrid:fusion=rrf,alpha=0.3';
             END;
-            named := named || format(', %I => %L', argument_name, substr(pair, strpos(pair, '=') + 1));
+            named := named || format(', %I => %L', argument_name, argument_value);
         END LOOP;
         search := CASE leg
             WHEN 'vector' THEN format('SELECT array_agg(chunk_id ORDER BY rank) FROM dof_vector_search($1, $2, $3, query_embedding => $4%s)', named)

@@ -584,6 +584,14 @@ BEGIN
         RAISE EXCEPTION 'document "%" has an empty body', NEW.source_id USING ERRCODE = 'invalid_parameter_value',
             HINT = 'a document is indexed from its body''s text, what follows any front matter: give it some (DELETE the row to remove the document)';
     END IF;
+    -- a source_id is a key of the unique (collection, source_id) index, whose entries hold at
+    -- most 2,704 bytes: a longer id failed with PostgreSQL's "index row size … exceeds btree
+    -- version 4 maximum", whose hint (an index of its MD5) is for the schema's author
+    IF octet_length(NEW.source_id) > 2048 THEN
+        RAISE EXCEPTION 'document source_id is % bytes, over the 2048 a source_id may hold', octet_length(NEW.source_id)
+            USING ERRCODE = 'program_limit_exceeded',
+                  HINT = 'give a shorter id (a path relative to the corpus, or a hash of the long one) and keep the long one in metadata';
+    END IF;
     NEW.pattern := dof_classify(NEW.body);
     IF TG_OP = 'UPDATE' THEN
         NEW.updated_at := now();
@@ -605,7 +613,7 @@ BEGIN
     RETURN NEW;
 END
 $$;
-COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
+COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023) and a source_id over 2048 bytes (54000, the unique index''s entries hold 2,704), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
 COMMENT ON FUNCTION dof_blank_body(text) IS 'True when a body holds nothing to index: only whitespace after its byte order mark and YAML front matter (such a body gives no chunk; the trigger refuses it)';
 COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start, after a byte order mark if there is one) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
 
@@ -1408,6 +1416,7 @@ DECLARE
     allowed text[];
     pair text;
     argument_name text;
+    argument_value text;
     argument_type text;
     given text[];
     item record;
@@ -1449,6 +1458,7 @@ BEGIN
         given := '{}';
         FOREACH pair IN ARRAY coalesce(string_to_array(arguments, ','), '{}') LOOP
             argument_name := split_part(pair, '=', 1);
+            argument_value := substr(pair, strpos(pair, '=') + 1);
             IF argument_name <> ALL (allowed) OR strpos(pair, '=') = 0 THEN
                 RAISE EXCEPTION 'method "%": unknown argument "%"', spec, pair
                     USING ERRCODE = 'invalid_parameter_value', HINT = format('%s takes %s', leg, array_to_string(allowed, ', '));
@@ -1463,14 +1473,13 @@ BEGIN
             FROM pg_catalog.pg_proc p, unnest(p.proargnames[1:p.pronargs], p.proargtypes::oid[]) AS a(name, type)
             WHERE p.oid = format('dof_%s_search', leg)::regproc AND a.name = argument_name;
             BEGIN
-                EXECUTE format('SELECT %L::%s', substr(pair, strpos(pair, '=') + 1), argument_type);
+                EXECUTE format('SELECT %L::%s', argument_value, argument_type);
             EXCEPTION WHEN data_exception THEN
-                RAISE EXCEPTION 'method "%": % takes a value of type %, got "%"', spec, argument_name, argument_type,
-                                substr(pair, strpos(pair, '=') + 1)
+                RAISE EXCEPTION 'method "%": % takes a value of type %, got "%"', spec, argument_name, argument_type, argument_value
                     USING ERRCODE = 'invalid_parameter_value',
                           HINT = 'arguments are name=value, separated by commas without spaces: hybrid:fusion=rrf,alpha=0.3';
             END;
-            named := named || format(', %I => %L', argument_name, substr(pair, strpos(pair, '=') + 1));
+            named := named || format(', %I => %L', argument_name, argument_value);
         END LOOP;
         search := CASE leg
             WHEN 'vector' THEN format('SELECT array_agg(chunk_id ORDER BY rank) FROM dof_vector_search($1, $2, $3, query_embedding => $4%s)', named)
