@@ -2,11 +2,12 @@
 -- (docs/measurements.md, "Document evidence"). On a quality database that
 -- bench/scripts/retrieval_quality.sh left (pg_dof_quality_<set>, collection eval-independent),
 -- each question's legs fixed as quality_legs.sql builds them and fused as dof_fuse does
--- (the vector leg's spread floored at 0.1, the text share scaled by the text leg's coverage,
--- alpha 0.5), without the order within a document; then each chunk's fused score plus a share
--- of its document's: others, the sum of the document's other chunks' scores in the list;
--- oc, the same at most the document's best; voc, the others' vector parts at most the best;
--- dm, the document's best. Prints MRR@10 of the product's fused list and of each variant:
+-- (the vector leg's spread floored at dof_fusion_vector_min_spread(), the text share scaled
+-- by the text leg's coverage, alpha 0.5), without the order within a document; then each
+-- chunk's fused score plus a share of its document's: others, the sum of the document's
+-- other chunks' scores in the list; oc, the same at most the document's best; voc, the
+-- others' vector parts at most the best; dm, the document's best. Prints MRR@10 of the
+-- product's fused list and of each variant:
 --   psql -d pg_dof_quality_mixed -f bench/sql/quality_document_evidence.sql
 \set ON_ERROR_STOP on
 \pset pager off
@@ -26,8 +27,8 @@ CREATE TEMP TABLE fused AS
 WITH ids AS (SELECT DISTINCT question, id FROM grid_scores),
 share AS (SELECT g.question, dof_fusion_text_share(0.5, g.thi, g.ideal) AS a FROM grid_questions g)
 SELECT i.question, i.id, c.document_id AS doc,
-       (1 - s.a) * coalesce((v.score - v.lo) / greatest(v.hi - v.lo, 0.1), 0) + s.a * coalesce(t.mm, 0) AS score,
-       (1 - s.a) * coalesce((v.score - v.lo) / greatest(v.hi - v.lo, 0.1), 0) AS vpart, s.a * coalesce(t.mm, 0) AS tpart
+       (1 - s.a) * coalesce((v.score - v.lo) / greatest(v.hi - v.lo, dof_fusion_vector_min_spread()), 0) + s.a * coalesce(t.mm, 0) AS score,
+       (1 - s.a) * coalesce((v.score - v.lo) / greatest(v.hi - v.lo, dof_fusion_vector_min_spread()), 0) AS vpart, s.a * coalesce(t.mm, 0) AS tpart
 FROM ids i JOIN dof_chunks c ON c.id = i.id JOIN share s ON s.question = i.question
 LEFT JOIN grid_scores t ON t.question = i.question AND t.id = i.id AND t.leg = 't'
 LEFT JOIN grid_scores v ON v.question = i.question AND v.id = i.id AND v.leg = 'v';

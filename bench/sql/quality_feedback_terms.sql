@@ -6,7 +6,8 @@
 -- tree (pg_dof_quality_<set>, collection eval-independent):
 --   - the feedback chunks: the first m (1, 2 or 3) of dof_hybrid_search(question);
 --   - a lexeme's weight: the sum over them of its occurrences over the chunk's distinct
---     lexemes, divided by the chunk's rank, times its BM25 IDF in the collection; lexemes of
+--     lexemes, divided by the chunk's rank, times its BM25 IDF in the collection (the text
+--     leg's own: dof_bm25_idfs over dof_term_stats and dof_collection_stats); lexemes of
 --     the question and those with a figure are left out; the e (3 or 8) heaviest are
 --     appended to the question as words;
 --   - the second search is dof_hybrid_search(question and terms) with the question's own
@@ -22,9 +23,6 @@
 \pset footer off
 SET client_min_messages = warning;
 BEGIN;
-CREATE TEMP TABLE document_frequency AS
-SELECT word, ndoc FROM ts_stat($$SELECT tsv FROM dof_chunks WHERE collection = 'eval-independent'$$);
-CREATE INDEX ON document_frequency (word);
 CREATE TEMP TABLE feedback AS
 SELECT e.id, e.question, e.corpus_id, e.reference, dof_embed_query(e.question) AS query_embedding,
        (SELECT array_agg(h.chunk_id ORDER BY h.score DESC, h.chunk_id)
@@ -32,6 +30,15 @@ SELECT e.id, e.question, e.corpus_id, e.reference, dof_embed_query(e.question) A
        coalesce(tsvector_to_array(dof_query_vector((dof_collection('eval-independent')).text_search_config, e.question)),
                 '{}') AS question_lexemes
 FROM eval_questions e;
+-- the IDF of every lexeme of the feedback chunks, as the text leg computes it
+CREATE TEMP TABLE lexeme_idf AS
+SELECT l.lexeme, l.idf
+FROM (SELECT array_agg(t.lexeme ORDER BY t.lexeme) AS lexemes, array_agg(t.chunks::double precision ORDER BY t.lexeme) AS chunks
+      FROM dof_term_stats('eval-independent',
+                          ARRAY(SELECT DISTINCT u.lexeme FROM feedback f, unnest(f.ids) AS i(chunk_id)
+                                JOIN dof_chunks c ON c.id = i.chunk_id, unnest(c.tsv) AS u)) t) s,
+     unnest(s.lexemes, dof_bm25_idfs(s.chunks, (SELECT chunks FROM dof_collection_stats('eval-independent')))) AS l(lexeme, idf);
+CREATE INDEX ON lexeme_idf (lexeme);
 CREATE TEMP TABLE variants AS
 SELECT * FROM (VALUES ('none', 0, 0), ('m=1 e=3', 1, 3), ('m=1 e=8', 1, 8), ('m=2 e=5', 2, 5), ('m=3 e=5', 3, 5)) v(variant, m, e);
 CREATE TEMP TABLE expanded AS
@@ -40,15 +47,13 @@ SELECT v.variant, f.id,
            SELECT string_agg(t.lexeme, ' ' ORDER BY t.weight DESC)
            FROM (SELECT u.lexeme,
                         sum(coalesce(cardinality(u.positions), 1)::double precision / greatest(length(c.tsv), 1) / r.rank)
-                        * ln(1 + (total.chunks - df.ndoc + 0.5) / (df.ndoc + 0.5)) AS weight
+                        * idf.idf AS weight
                  FROM unnest(f.ids[1:v.m]) WITH ORDINALITY AS r(chunk_id, rank)
                  JOIN dof_chunks c ON c.id = r.chunk_id
                  CROSS JOIN LATERAL unnest(c.tsv) AS u
-                 JOIN document_frequency df ON df.word = u.lexeme
-                 CROSS JOIN (SELECT count(*)::double precision AS chunks FROM dof_chunks
-                             WHERE collection = 'eval-independent') total
+                 JOIN lexeme_idf idf ON idf.lexeme = u.lexeme
                  WHERE u.lexeme <> ALL (f.question_lexemes) AND u.lexeme !~ '[0-9]'
-                 GROUP BY u.lexeme, df.ndoc, total.chunks
+                 GROUP BY u.lexeme, idf.idf
                  ORDER BY weight DESC LIMIT v.e) t), '') AS query
 FROM feedback f CROSS JOIN variants v;
 CREATE TEMP TABLE first_hits AS
