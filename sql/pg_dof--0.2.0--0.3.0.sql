@@ -592,6 +592,11 @@ BEGIN
             USING ERRCODE = 'program_limit_exceeded',
                   HINT = 'give a shorter id (a path relative to the corpus, or a hash of the long one) and keep the long one in metadata';
     END IF;
+    -- a new source_id alone (the trigger fires for it to check it, above): the pattern and
+    -- the front matter are the body's, which is as it was
+    IF TG_OP = 'UPDATE' AND NEW.body = OLD.body AND NEW.collection = OLD.collection THEN
+        RETURN NEW;
+    END IF;
     NEW.pattern := dof_classify(NEW.body);
     IF TG_OP = 'UPDATE' THEN
         NEW.updated_at := now();
@@ -613,7 +618,11 @@ BEGIN
     RETURN NEW;
 END
 $$;
-COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023) and a source_id over 2048 bytes (54000, the unique index''s entries hold 2,704), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
+COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023) and a source_id over 2048 bytes (54000, the unique index''s entries hold 2,704; also when an UPDATE gives a new one), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
+-- The trigger checks a new source_id given by an UPDATE too (dof_documents_before, above)
+DROP TRIGGER dof_documents_before ON dof_documents;
+CREATE TRIGGER dof_documents_before BEFORE INSERT OR UPDATE OF body, collection, source_id ON dof_documents
+    FOR EACH ROW EXECUTE FUNCTION dof_documents_before();
 COMMENT ON FUNCTION dof_blank_body(text) IS 'True when a body holds nothing to index: only whitespace after its byte order mark and YAML front matter (such a body gives no chunk; the trigger refuses it)';
 COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start, after a byte order mark if there is one) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
 

@@ -56,7 +56,16 @@ VALUES ((SELECT string_agg(md5(i::text), '') FROM generate_series(1, 64) i), E'#
 INSERT INTO dof_documents (source_id, body)
 VALUES ((SELECT string_agg(md5(i::text), '') FROM generate_series(1, 200) i), E'# Aviso\n\nTexto del aviso.');
 SELECT octet_length(source_id) AS longest_source_id FROM dof_documents ORDER BY 1 DESC LIMIT 1;
-DELETE FROM dof_documents WHERE octet_length(source_id) = 2048;
+-- and so is one an UPDATE gives, which leaves the document as it was; a new id within the
+-- limit is taken without classifying or indexing the document again
+SELECT d.updated_at AS stored_at, array_agg(c.id ORDER BY c.id)::text AS stored_chunks
+FROM dof_documents d JOIN dof_chunks c ON c.document_id = d.id WHERE octet_length(d.source_id) = 2048 GROUP BY d.id \gset
+UPDATE dof_documents SET source_id = (SELECT string_agg(md5(i::text), '') FROM generate_series(1, 200) i)
+WHERE octet_length(source_id) = 2048;
+UPDATE dof_documents SET source_id = 'renombrado' WHERE octet_length(source_id) = 2048;
+SELECT d.source_id, d.updated_at = :'stored_at' AS same_updated_at, array_agg(c.id ORDER BY c.id)::text = :'stored_chunks' AS same_chunks
+FROM dof_documents d JOIN dof_chunks c ON c.document_id = d.id WHERE d.source_id = 'renombrado' GROUP BY d.id;
+DELETE FROM dof_documents WHERE source_id = 'renombrado';
 
 -- a blank body is refused, by INSERT, UPDATE and dof_put_document, and nothing stored changes
 INSERT INTO dof_documents (source_id, body) VALUES ('vacio', '');
