@@ -1047,6 +1047,28 @@ END
 $$;
 COMMENT ON FUNCTION dof_check_filter(jsonb) IS 'Raises 22023 unless a search''s filter is a JSON object (NULL passes): the check of dof_vector_search, dof_text_search and dof_hybrid_search, which a coordinator''s shards run too';
 
+-- A search without a collection, when the default collection was renamed or deleted, names
+-- that (it said collection "<NULL>")
+CREATE OR REPLACE FUNCTION dof_collection(collection_name text DEFAULT NULL) RETURNS dof_collections
+    LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
+DECLARE
+    found_collection dof_collections;
+BEGIN
+    SELECT * INTO found_collection FROM dof_collections WHERE name = coalesce(collection_name, 'default');
+    IF NOT FOUND AND collection_name IS NULL THEN
+        -- renamed (dof_documents follow a new name) or deleted: it said collection "<NULL>"
+        RAISE EXCEPTION 'no collection was named, and the default collection "default" does not exist'
+            USING ERRCODE = 'undefined_object',
+                  HINT = 'name a collection (SELECT name FROM dof_collections lists them), or create one named "default": INSERT INTO dof_collections (name) VALUES (''default'')';
+    ELSIF NOT FOUND THEN
+        RAISE EXCEPTION 'collection "%" does not exist', collection_name
+            USING ERRCODE = 'undefined_object', HINT = 'SELECT name FROM dof_collections lists them';
+    END IF;
+    RETURN found_collection;
+END
+$$;
+COMMENT ON FUNCTION dof_collection(text) IS 'The dof_collections row of a collection; NULL means ''default'' (42704, naming which, when it does not exist)';
+
 -- The collections the vector leg walks, as dof_nearest_passages_internal takes them (NULL:
 -- every collection). A query vector lies in one model's space: with no collection named,
 -- that of the default collection's model (or the caller's query_embedding, checked against

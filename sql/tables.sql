@@ -239,7 +239,12 @@ DECLARE
     found_collection dof_collections;
 BEGIN
     SELECT * INTO found_collection FROM dof_collections WHERE name = coalesce(collection_name, 'default');
-    IF NOT FOUND THEN
+    IF NOT FOUND AND collection_name IS NULL THEN
+        -- renamed (dof_documents follow a new name) or deleted: it said collection "<NULL>"
+        RAISE EXCEPTION 'no collection was named, and the default collection "default" does not exist'
+            USING ERRCODE = 'undefined_object',
+                  HINT = 'name a collection (SELECT name FROM dof_collections lists them), or create one named "default": INSERT INTO dof_collections (name) VALUES (''default'')';
+    ELSIF NOT FOUND THEN
         RAISE EXCEPTION 'collection "%" does not exist', collection_name
             USING ERRCODE = 'undefined_object', HINT = 'SELECT name FROM dof_collections lists them';
     END IF;
@@ -258,4 +263,4 @@ COMMENT ON FUNCTION dof_hnsw_max_dimensions() IS 'The most dimensions an HNSW in
 COMMENT ON FUNCTION dof_vector_index(integer) IS 'Creates (if missing) the HNSW cosine index of one embedding dimension on dof_passages: a partial expression index on embedding::halfvec(dimension) (the vector leg re-ranks its candidates by the float distance); returns its name';
 COMMENT ON FUNCTION dof_models_vector_index() IS 'Trigger: a registered model''s dimension gets its HNSW index (dof_vector_index)';
 COMMENT ON TABLE dof_queue IS 'Documents of deferred collections waiting for dof_process_queue, with failures and their errors';
-COMMENT ON FUNCTION dof_collection(text) IS 'The dof_collections row of a collection; NULL means ''default''';
+COMMENT ON FUNCTION dof_collection(text) IS 'The dof_collections row of a collection; NULL means ''default'' (42704, naming which, when it does not exist)';

@@ -107,6 +107,19 @@ SELECT * FROM dof_chunk_internal('x', 100, 0, NULL, pg_temp.with_tokenizer('/etc
 -- the backend is still here
 SELECT count(*) AS still_chunks FROM dof_chunk('# Aviso\n\nTexto.');
 
+-- a search that names no collection, when the default collection was renamed (its
+-- documents follow the new name), says so (it said collection "<NULL>" does not exist)
+BEGIN;
+UPDATE dof_collections SET name = 'leyes' WHERE name = 'default';
+SELECT count(*) FROM dof_hybrid_search('impuestos');
+ROLLBACK;
+BEGIN;
+INSERT INTO dof_documents (source_id, body) VALUES ('ley-isr', E'# Ley\n\nLey del impuesto sobre la renta.');
+UPDATE dof_collections SET name = 'leyes' WHERE name = 'default';
+SELECT (SELECT count(*) FROM dof_documents WHERE collection = 'leyes') AS documents_renamed,
+       (SELECT count(*) FROM dof_hybrid_search('impuestos', collection => 'leyes')) AS found_by_name;
+ROLLBACK;
+
 -- every function runs as its caller; plpgsql ones pin search_path (the two procedures,
 -- which COMMIT and so cannot, schema-qualify every name); SQL ones have standard bodies,
 -- bound to objects at creation, not by name at run time
