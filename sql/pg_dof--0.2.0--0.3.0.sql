@@ -324,7 +324,7 @@ STABLE
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'dof_nearest_passages_internal_wrapper';
 COMMENT ON FUNCTION dof_nearest_passages_internal(anyelement, integer, text, text, bigint) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks by their best passage, ties by id), planned once per dimension and backend; used by dof_vector_search';
-COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks, each by its nearest passage''s cosine distance (dof_passages; HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query; with collection NULL, the collections of the query''s model (the default collection''s), as another model''s vectors are not comparable with it';
+COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks, each by its nearest passage''s cosine distance (dof_passages; HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query; with collection NULL, every collection of the query''s dimension, each with the query embedded by its own model when models share the dimension';
 COMMENT ON FUNCTION dof_vector_index(integer) IS 'Creates (if missing) the HNSW cosine index of one embedding dimension on dof_passages: a partial expression index on embedding::halfvec(dimension) (the vector leg re-ranks its candidates by the float distance); returns its name';
 
 CREATE OR REPLACE FUNCTION dof_index_document(doc_id bigint) RETURNS integer
@@ -1083,23 +1083,27 @@ $$;
 COMMENT ON FUNCTION dof_collection(text) IS 'The dof_collections row of a collection; NULL means ''default'' (42704, naming which, when it does not exist)';
 
 -- The collections the vector leg walks, as dof_nearest_passages_internal takes them (NULL:
--- every collection). A query vector lies in one model's space: with no collection named,
--- that of the default collection's model (or the caller's query_embedding, checked against
--- its dimension). Another model's vectors of the same dimension are points of another
--- space, and their cosine distance to it is noise (hash-384 chunks beside e5's 384 came
--- 2nd to 5th at a distance of 1.001), so then the leg walks the collections of the query's
--- model alone, each through the index, and merges them by (distance, id). With one model
--- per dimension (the usual case) it is one walk of every collection, as before.
+-- every collection). A query vector lies in one model's space. With no collection named,
+-- the query is embedded by the default collection's model, and another model's vectors of
+-- the same dimension are points of another space: compared with that one vector, hash-384
+-- chunks beside e5's 384 came 2nd to 5th at a cosine distance of 1.001, noise. So when
+-- models share the query's dimension, each collection of that dimension is walked with
+-- the query embedded by its own model, as a search that names it, and the walks are merged
+-- by (distance, id) (e5 and its int8 variant are comparable: their vectors of one text are
+-- within a small angle). Only collections that hold chunks count: an empty one's model is
+-- not run (a collection whose model files are missing holds none). With one model per
+-- dimension (the usual case) it is one walk of every collection, as before.
 CREATE FUNCTION dof_vector_search_collections(collection text, model text, dimension integer) RETURNS text[]
     LANGUAGE sql STABLE PARALLEL SAFE
-    RETURN CASE
-        WHEN collection IS NOT NULL THEN ARRAY[collection]
-        WHEN NOT EXISTS (SELECT FROM dof_collections o JOIN dof_models m ON m.name = o.model
-                         WHERE o.model IS DISTINCT FROM dof_vector_search_collections.model
-                           AND m.dimension = dof_vector_search_collections.dimension) THEN ARRAY[NULL::text]
-        ELSE ARRAY(SELECT o.name FROM dof_collections o WHERE o.model = dof_vector_search_collections.model ORDER BY o.name)
-    END;
-COMMENT ON FUNCTION dof_vector_search_collections(text, text, integer) IS 'Internal: the collections dof_vector_search walks (NULL: all): the one named; with none named, every collection, unless a collection embedded by another model has the query''s dimension: then the collections of the query''s model alone, as another model''s vectors are points of another space';
+    RETURN (WITH held AS (SELECT o.name, o.model FROM dof_collections o JOIN dof_models m ON m.name = o.model
+                          WHERE m.dimension = dof_vector_search_collections.dimension
+                            AND EXISTS (SELECT FROM dof_chunks c WHERE c.collection = o.name))
+            SELECT CASE
+                WHEN collection IS NOT NULL THEN ARRAY[collection]
+                WHEN NOT EXISTS (SELECT FROM held WHERE held.model IS DISTINCT FROM dof_vector_search_collections.model) THEN ARRAY[NULL::text]
+                ELSE ARRAY(SELECT held.name FROM held ORDER BY held.name)
+            END);
+COMMENT ON FUNCTION dof_vector_search_collections(text, text, integer) IS 'Internal: the collections dof_vector_search walks (NULL: all): the one named; with none named, every collection, unless a collection holding chunks of the query''s dimension has another model than the query''s: then each collection of that dimension holding chunks, by name, which dof_vector_search walks with the query embedded by that collection''s own model';
 
 -- The vector leg's comment names its Rust file as renamed (src/api/vector_search.rs), and
 -- the leg ranks chunks by their passages (dof_nearest_passages_internal, above).
@@ -1116,6 +1120,8 @@ DECLARE
     ids bigint[];
     distances double precision[];
     searched text[];
+    models text[];
+    model_vectors vector[];
 BEGIN
     IF query_embedding IS NULL THEN
         PERFORM dof_check_query(query);
@@ -1162,11 +1168,18 @@ BEGIN
     -- walk go on with pgvector's iterative scan: having it on always cost 1 ms of 6 at
     -- 120,689 chunks (bench/scripts/vector_grid.sh). A short tie margin alone is no reason
     -- to go on: a collection smaller than k + 10 would walk the whole index every time.
-    -- Collections of another model are left out (dof_vector_search_collections). One name
-    -- (or NULL: every collection, the usual case) is one walk; several are walked one by one
-    -- and merged by (distance, id). Merging every search instead cost 0.1-0.25 ms of 8
-    -- (mixed-long, 120 questions, five runs).
+    -- One name (or NULL: every collection, the usual case) is one walk. When models share
+    -- the dimension, each collection is walked with the query embedded by its own model (once
+    -- per model; a caller's query_embedding stands for every model) and the walks are merged
+    -- by (distance, id) (dof_vector_search_collections). Merging every search instead cost
+    -- 0.1-0.25 ms of 8 (mixed-long, 120 questions, five runs).
     searched := dof_vector_search_collections(collection, settings.model, model_dimension);
+    IF cardinality(searched) > 1 THEN
+        SELECT array_agg(m.model), array_agg(CASE WHEN query_embedding IS NOT NULL OR m.model = settings.model
+                                                  THEN query_vector ELSE dof_embed_query(query, m.model) END)
+        INTO models, model_vectors
+        FROM (SELECT DISTINCT c.model FROM dof_collections c WHERE c.name = ANY (searched)) m;
+    END IF;
     FOR walk IN 1..2 LOOP
         IF cardinality(searched) = 1 THEN
             SELECT n.ids, n.distances INTO ids, distances
@@ -1174,8 +1187,9 @@ BEGIN
         ELSE
             SELECT array_agg(u.id ORDER BY u.distance, u.id), array_agg(u.distance ORDER BY u.distance, u.id) INTO ids, distances
             FROM (SELECT u.id, u.distance
-                  FROM unnest(searched) s(name)
-                       CROSS JOIN LATERAL dof_nearest_passages_internal(query_vector, vector_dims(query_vector), s.name, filter::text, wanted) n
+                  FROM unnest(searched) s(name) JOIN dof_collections c ON c.name = s.name
+                       CROSS JOIN LATERAL dof_nearest_passages_internal(model_vectors[array_position(models, c.model)],
+                                                                        vector_dims(query_vector), s.name, filter::text, wanted) n
                        CROSS JOIN LATERAL unnest(n.ids, n.distances) u(id, distance)
                   ORDER BY u.distance, u.id LIMIT wanted) u;
         END IF;

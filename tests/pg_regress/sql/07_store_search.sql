@@ -108,13 +108,14 @@ SELECT count(*) AS rows, bool_and(c.collection = 'few') AS all_in_collection
 FROM dof_vector_search(NULL, 3, 'few', query_embedding => (SELECT embedding FROM dof_chunks WHERE collection = 'ties' LIMIT 1)) v
 JOIN dof_chunks c ON c.id = v.chunk_id;
 -- With no collection named, the query is embedded by the default collection's model (e5,
--- 384 dimensions), and 'ties' and 'few' hold hash-384's vectors of that dimension: points of
--- another space, whose distance to the query is noise. The vector leg walks the e5
--- collections alone, each through the index, merged as exact search over them orders them
--- (it had listed 'ties' and 'few' after e5's chunks, k 20 of 8).
-INSERT INTO dof_collections (name) VALUES ('e5-too');
+-- 384 dimensions), and 'ties' and 'few' hold hash-384's vectors of that dimension, 'e5-int8'
+-- the int8 variant's: points of other spaces. Each collection is then walked with the query
+-- embedded by its own model, as a search that names it, and the walks are merged by
+-- distance, as exact search over the four orders them (one e5 vector compared hash-384's
+-- vectors with itself as if they were e5's).
+INSERT INTO dof_collections (name, model) VALUES ('e5-int8', 'multilingual-e5-small-int8');
 INSERT INTO dof_documents (collection, source_id, body) VALUES
- ('e5-too', 'aviso', 'Aviso de licitación pública de obra'), ('e5-too', 'nota', 'Nota sobre el tipo de cambio');
+ ('e5-int8', 'aviso', 'Aviso de licitación pública de obra'), ('e5-int8', 'nota', 'Nota sobre el tipo de cambio');
 SELECT dof_vector_search_collections(NULL, (dof_collection()).model, 384) AS walked,
        dof_vector_search_collections('few', 'hash-384', 384) AS named,
        dof_vector_search_collections(NULL, 'hash-12', 12) AS one_model_of_its_dimension;
@@ -122,11 +123,11 @@ SELECT l.leg = e.exact AS as_exact_search, cardinality(l.leg) AS rows, l.collect
 FROM (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS leg, array_agg(DISTINCT c.collection) AS collections
       FROM dof_vector_search('aviso de licitación pública', 20) v JOIN dof_chunks c ON c.id = v.chunk_id) l,
      (SELECT array_agg(e.id ORDER BY e.d, e.id) AS exact
-      FROM (SELECT c.id, min(p.embedding <=> dof_embed_query('aviso de licitación pública')) AS d
-            FROM dof_chunks c JOIN dof_passages p ON p.chunk_id = c.id
-            WHERE c.collection IN ('default', 'e5-too') GROUP BY c.id ORDER BY 2, 1 LIMIT 20) e) e;
-DELETE FROM dof_documents WHERE collection = 'e5-too';
-DELETE FROM dof_collections WHERE name = 'e5-too';
+      FROM (SELECT c.id, min(p.embedding <=> dof_embed_query('aviso de licitación pública', k.model)) AS d
+            FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection JOIN dof_passages p ON p.chunk_id = c.id
+            WHERE vector_dims(p.embedding) = 384 GROUP BY c.id ORDER BY 2, 1 LIMIT 20) e) e;
+DELETE FROM dof_documents WHERE collection = 'e5-int8';
+DELETE FROM dof_collections WHERE name = 'e5-int8';
 -- a metadata filter is matched exactly, digits beyond a double's included
 INSERT INTO dof_documents (collection, source_id, body, metadata) VALUES ('few', 'few-exact', 'Nota breve 4', '{"n": 0.1000000000000000000001}');
 SELECT count(*) AS exact_filter_matches FROM dof_vector_search('Nota breve', 5, 'few', '{"n": 0.1000000000000000000001}');
