@@ -91,20 +91,21 @@ BEGIN
     -- walk go on with pgvector's iterative scan: having it on always cost 1 ms of 6 at
     -- 120,689 chunks (bench/scripts/vector_grid.sh). A short tie margin alone is no reason
     -- to go on: a collection smaller than k + 10 would walk the whole index every time.
-    -- One name (or NULL: every collection, the usual case) is one walk. When models share
-    -- the dimension, each collection is walked with the query embedded by its own model (once
-    -- per model; a caller's query_embedding stands for every model) and the walks are merged
-    -- by (distance, id) (dof_vector_search_collections). Merging every search instead cost
+    -- A named collection (or NULL: every collection, the usual case) is one walk. When models
+    -- share the dimension, each collection holding chunks is walked with the query embedded
+    -- by its own model (once per model; a caller's query_embedding stands for every model),
+    -- also when it is the only one, and the walks are merged by (distance, id)
+    -- (dof_vector_search_collections). Merging every search instead cost
     -- 0.1-0.25 ms of 8 (mixed-long, 120 questions, five runs).
     searched := dof_vector_search_collections(collection, settings.model, model_dimension);
-    IF cardinality(searched) > 1 THEN
+    IF collection IS NULL AND searched[1] IS NOT NULL THEN
         SELECT array_agg(m.model), array_agg(CASE WHEN query_embedding IS NOT NULL OR m.model = settings.model
                                                   THEN query_vector ELSE dof_embed_query(query, m.model) END)
         INTO models, model_vectors
         FROM (SELECT DISTINCT c.model FROM dof_collections c WHERE c.name = ANY (searched)) m;
     END IF;
     FOR walk IN 1..2 LOOP
-        IF cardinality(searched) = 1 THEN
+        IF models IS NULL THEN
             SELECT n.ids, n.distances INTO ids, distances
             FROM dof_nearest_passages_internal(query_vector, vector_dims(query_vector), searched[1], filter::text, wanted) n;
         ELSE

@@ -126,6 +126,17 @@ FROM (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS leg, array_agg(DISTINCT c.
       FROM (SELECT c.id, min(p.embedding <=> dof_embed_query('aviso de licitación pública', k.model)) AS d
             FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection JOIN dof_passages p ON p.chunk_id = c.id
             WHERE vector_dims(p.embedding) = 384 GROUP BY c.id ORDER BY 2, 1 LIMIT 20) e) e;
+-- and so when the only collection holding chunks is of another model than the default's
+BEGIN;
+DELETE FROM dof_documents WHERE collection IN ('default', 'e5-int8');
+SELECT l.leg = e.exact AS as_exact_search, cardinality(l.leg) AS rows, l.collections
+FROM (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS leg, array_agg(DISTINCT c.collection) AS collections
+      FROM dof_vector_search('Aviso idéntico de licitación', 5) v JOIN dof_chunks c ON c.id = v.chunk_id) l,
+     (SELECT array_agg(e.id ORDER BY e.d, e.id) AS exact
+      FROM (SELECT c.id, min(p.embedding <=> dof_embed_query('Aviso idéntico de licitación', 'hash-384')) AS d
+            FROM dof_chunks c JOIN dof_passages p ON p.chunk_id = c.id
+            WHERE c.collection IN ('ties', 'few') GROUP BY c.id ORDER BY 2, 1 LIMIT 5) e) e;
+ROLLBACK;
 DELETE FROM dof_documents WHERE collection = 'e5-int8';
 DELETE FROM dof_collections WHERE name = 'e5-int8';
 -- a metadata filter is matched exactly, digits beyond a double's included
