@@ -386,15 +386,20 @@ BEGIN
     RETURN NULL;
 END
 $$;
--- A document's collection changed because the collection was renamed: documents follow a
--- new name (ON UPDATE CASCADE), and the old name is then no collection's. Its settings are
--- the same row's, so the document's chunks and vectors stay and take the new name (the
--- triggers indexed every document again: 35.5 s to rename a collection of 8 laws, 583 KB);
--- a document moved to another collection is indexed again, by that one's settings.
-CREATE FUNCTION dof_renamed_collection(old_name text, new_name text) RETURNS boolean
+-- Whether an UPDATE of a document leaves its chunks as they are: the body is as it was, and
+-- so is the collection, or the collection was renamed. A rename cascades to the documents
+-- (ON UPDATE CASCADE), and the old name is then no collection's; the settings are the same
+-- row's, so the chunks and vectors stay and take the new name (the triggers indexed every
+-- document again: 35.5 s to rename a collection of 8 laws, 583 KB). A new source_id or
+-- metadata alone keeps them too; a document moved to another collection is indexed again,
+-- by that one's settings. The one rule of both document triggers.
+-- (Scalars, not the table's row type: a function of it would block every ALTER TABLE.)
+CREATE FUNCTION dof_keeps_chunks(old_body text, new_body text, old_collection text, new_collection text) RETURNS boolean
     LANGUAGE sql STABLE PARALLEL SAFE
-    RETURN old_name IS DISTINCT FROM new_name AND NOT EXISTS (SELECT FROM dof_collections c WHERE c.name = old_name);
-COMMENT ON FUNCTION dof_renamed_collection(text, text) IS 'True when a document''s collection went from old_name to new_name because the collection was renamed (no collection has the old name): its chunks stay, relabelled, instead of being indexed again (dof_documents_before, dof_documents_after)';
+    RETURN new_body = old_body
+           AND (new_collection = old_collection
+                OR NOT EXISTS (SELECT FROM dof_collections c WHERE c.name = old_collection));
+COMMENT ON FUNCTION dof_keeps_chunks(text, text, text, text) IS 'True when an UPDATE of a document from its old body and collection to its new ones leaves the document''s chunks as they are: the same body, in the same collection or in its collection renamed (no collection has the old name), so they are relabelled instead of indexed again (dof_documents_before, dof_documents_after)';
 
 CREATE OR REPLACE FUNCTION dof_documents_after() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
@@ -402,8 +407,7 @@ BEGIN
     IF TG_OP = 'INSERT' AND dof_restoring() THEN
         RETURN NULL;  -- its chunks and queue row come from the dump
     END IF;
-    IF TG_OP = 'UPDATE' AND NEW.body = OLD.body
-       AND (NEW.collection = OLD.collection OR dof_renamed_collection(OLD.collection, NEW.collection)) THEN
+    IF TG_OP = 'UPDATE' AND dof_keeps_chunks(OLD.body, NEW.body, OLD.collection, NEW.collection) THEN
         -- metadata, or the collection's new name; a new identifier is searchable text
         -- (dof_chunk_tsvector); BM25's statistics follow the chunks (dof_chunks_stats_changed)
         UPDATE dof_chunks c SET collection = NEW.collection, metadata = NEW.metadata,
@@ -606,8 +610,7 @@ BEGIN
     END IF;
     -- a new source_id alone (the trigger fires for it to check it, above), or the
     -- collection's new name: the pattern and the front matter are the body's, as it was
-    IF TG_OP = 'UPDATE' AND NEW.body = OLD.body
-       AND (NEW.collection = OLD.collection OR dof_renamed_collection(OLD.collection, NEW.collection)) THEN
+    IF TG_OP = 'UPDATE' AND dof_keeps_chunks(OLD.body, NEW.body, OLD.collection, NEW.collection) THEN
         RETURN NEW;
     END IF;
     NEW.pattern := dof_classify(NEW.body);
