@@ -35,8 +35,9 @@ COMMENT ON FUNCTION dof_evaluate_source(text) IS
 -- exclusive: the answer's characters in that document's body) or answer (an int4range or
 -- int4multirange of them, for an answer in several places), or chunk_ids (a bigint[] of
 -- the dof_chunks ids that answer it, or one id: they change when the document is indexed
--- again, a range does not), and id (any type: it comes back as question_id, to join the
--- rows to your table; without it, the row's number). A returned chunk is relevant when it
+-- again, a range does not), id (any type: it comes back as question_id, to join the
+-- rows to your table; without it, the row's number), and kind (any type: it comes back as
+-- kind, and dof_evaluate scores each kind apart). A returned chunk is relevant when it
 -- belongs to that document and, with a range, overlaps it, and, with chunk_ids, is one of them.
 --
 -- methods: 'vector', 'text', 'hybrid' (the defaults of dof_hybrid_search), and any of them
@@ -54,7 +55,7 @@ CREATE FUNCTION dof_evaluate_questions(questions text, collection text DEFAULT N
                                        methods text[] DEFAULT ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'])
     RETURNS TABLE (method text, question_id text, question text, source_id text, first_hit integer,
                    reciprocal_rank double precision, ndcg double precision, recall double precision,
-                   relevant_chunks integer, ms double precision, chunk_ids bigint[], first_source_id text)
+                   relevant_chunks integer, ms double precision, chunk_ids bigint[], first_source_id text, kind text)
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 #variable_conflict use_column
 DECLARE
@@ -144,7 +145,7 @@ BEGIN
     IF to_regclass('pg_temp.dof_evaluate_asked') IS NULL THEN
         CREATE TEMP TABLE dof_evaluate_asked (id integer, question_id text, question text, source_id text,
                                               answer int4multirange, char_start integer, char_end integer,
-                                              chunk_ids bigint[], embedding vector, relevant bigint[])
+                                              chunk_ids bigint[], embedding vector, relevant bigint[], kind text)
             ON COMMIT DROP;
     END IF;
     IF to_regclass('pg_temp.dof_evaluate_runs') IS NULL THEN
@@ -164,7 +165,8 @@ BEGIN
                    CASE WHEN jsonb_typeof(j->'chunk_ids') <> 'null'
                         THEN ARRAY(SELECT CASE WHEN e ~ '^[0-9]{1,18}$' THEN e::bigint END
                                    FROM jsonb_array_elements_text(CASE jsonb_typeof(j->'chunk_ids') WHEN 'array' THEN j->'chunk_ids'
-                                                                       ELSE jsonb_build_array(j->'chunk_ids') END) e) END
+                                                                       ELSE jsonb_build_array(j->'chunk_ids') END) e) END,
+                   NULL, NULL, j->>'kind'
             FROM (SELECT to_jsonb(q) AS j, row_number() OVER () AS n FROM (%s) q) s$q$, source);
     EXCEPTION WHEN data_exception THEN
         RAISE EXCEPTION 'the questions could not be read: %', SQLERRM USING ERRCODE = 'invalid_parameter_value',
@@ -229,7 +231,7 @@ BEGIN
            (CASE WHEN cardinality(q.relevant) = 0 THEN 0
                  ELSE x.hits::double precision / least(k, cardinality(q.relevant)) END)::double precision,
            cardinality(q.relevant), r.ms, r.ids,
-           (SELECT d.source_id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE c.id = r.ids[1])
+           (SELECT d.source_id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE c.id = r.ids[1]), q.kind
     FROM dof_evaluate_runs r
     JOIN dof_evaluate_asked q ON q.id = r.question
     CROSS JOIN LATERAL (  -- the run's returned chunks that are among the question's relevant ones
@@ -239,21 +241,25 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dof_evaluate_questions(text, text, integer, text[]) IS
-    'Each question through each search method, one row per method and question: questions is a query or table with question and source_id (and optionally char_start, char_end or answer: the answer in that document; chunk_ids: the chunks that answer it; id: comes back as question_id); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns the rank of the first relevant chunk, reciprocal rank, nDCG@k, recall@k, the relevant chunks there are, milliseconds, the chunk ids returned and the first one''s document';
+    'Each question through each search method, one row per method and question: questions is a query or table with question and source_id (and optionally char_start, char_end or answer: the answer in that document; chunk_ids: the chunks that answer it; id: comes back as question_id); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns the rank of the first relevant chunk, reciprocal rank, nDCG@k, recall@k, the relevant chunks there are, milliseconds, the chunk ids returned, the first one''s document and the question''s kind (a kind column in the questions, NULL without)';
 
 -- Per method, the means of dof_evaluate_questions' rows: MRR@k, R@1 and R@5 (a relevant
--- chunk first / in the first 5), nDCG@k, recall@k and mean milliseconds per search.
+-- chunk first / in the first 5), nDCG@k, recall@k and mean milliseconds per search, over
+-- every question (kind NULL), then per kind of question where the questions name kinds
+-- (natural questions, paraphrases, keywords, identifiers...: a change that helps one kind
+-- and hurts another shows in one call; a question without a kind counts in the first row).
 CREATE FUNCTION dof_evaluate(questions text, collection text DEFAULT NULL, k integer DEFAULT 10,
                              methods text[] DEFAULT ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'])
-    RETURNS TABLE (method text, questions_scored integer, mrr double precision, r_at_1 double precision,
+    RETURNS TABLE (method text, kind text, questions_scored integer, mrr double precision, r_at_1 double precision,
                    r_at_5 double precision, ndcg double precision, recall double precision, mean_ms double precision)
     LANGUAGE sql VOLATILE
 BEGIN ATOMIC
-    SELECT e.method, count(*)::integer, avg(e.reciprocal_rank), avg(coalesce((e.first_hit = 1)::integer, 0))::double precision,
+    SELECT e.method, e.kind, count(*)::integer, avg(e.reciprocal_rank), avg(coalesce((e.first_hit = 1)::integer, 0))::double precision,
            avg(coalesce((e.first_hit <= 5)::integer, 0))::double precision, avg(e.ndcg), avg(e.recall), avg(e.ms)
     FROM dof_evaluate_questions(questions, collection, k, methods) e
-    GROUP BY e.method
-    ORDER BY array_position(methods, e.method);
+    GROUP BY GROUPING SETS ((e.method), (e.method, e.kind))
+    HAVING GROUPING(e.kind) = 1 OR e.kind IS NOT NULL
+    ORDER BY array_position(methods, e.method), GROUPING(e.kind) DESC, e.kind;
 END;
 COMMENT ON FUNCTION dof_evaluate(text, text, integer, text[]) IS
-    'Scores search methods on a set of questions: questions is a query or table with question and source_id (and optionally char_start, char_end: the answer in that document, or chunk_ids: the chunks that answer it); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns per method MRR@k, R@1, R@5, nDCG@k, recall@k and mean search milliseconds (dof_evaluate_questions gives them per question)';
+    'Scores search methods on a set of questions: questions is a query or table with question and source_id (and optionally char_start, char_end: the answer in that document, or chunk_ids: the chunks that answer it); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns per method MRR@k, R@1, R@5, nDCG@k, recall@k and mean search milliseconds over every question (kind NULL), then, where the questions have a kind column, per method and kind (dof_evaluate_questions gives them per question)';

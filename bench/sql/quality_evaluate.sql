@@ -15,17 +15,16 @@ FROM dof_evaluate($$SELECT question, corpus_id AS source_id, reference AS answer
                                    'hybrid:alpha=0.8', 'hybrid:candidate_pool=100']);
 -- Per kind of question, where the set says (legalize-pe: natural, paraphrase, keywords,
 -- lookup and the front matter's own): each leg and both fusions, from one run of every
--- question through dof_evaluate_questions, its rows joined back to eval_questions by id.
+-- question through dof_evaluate_questions, which returns each question's kind.
 SELECT EXISTS (SELECT FROM eval_questions WHERE kind IS NOT NULL) AS has_kinds \gset
 \if :has_kinds
 SELECT '';
 SELECT format('| %s, per kind (dof_evaluate_questions) | questions | vector | text | hybrid | hybrid rrf |', :'set_name');
 SELECT '|---|---|---|---|---|---|';
 CREATE TEMP TABLE per_question AS
-SELECT q.kind, e.method, e.reciprocal_rank, e.first_hit, e.first_source_id = e.source_id AS right_document_first
-FROM dof_evaluate_questions($$SELECT id, question, corpus_id AS source_id, reference AS answer FROM eval_questions WHERE kind IS NOT NULL$$,
-                            'eval-independent', methods => ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf']) e
-JOIN eval_questions q ON q.id::text = e.question_id;
+SELECT e.kind, e.method, e.reciprocal_rank, e.first_hit, e.first_source_id = e.source_id AS right_document_first
+FROM dof_evaluate_questions($$SELECT question, corpus_id AS source_id, reference AS answer, kind FROM eval_questions WHERE kind IS NOT NULL$$,
+                            'eval-independent', methods => ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf']) e;
 SELECT format('| %s | %s | %s |', k.kind, k.n,
               (SELECT string_agg(round(m.mrr::numeric, 3)::text, ' | ' ORDER BY array_position(ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'], m.method))
                FROM (SELECT p.method, avg(p.reciprocal_rank) AS mrr FROM per_question p WHERE p.kind = k.kind GROUP BY p.method) m))

@@ -23,6 +23,20 @@ FROM dof_evaluate($$SELECT pregunta AS question, documento AS source_id, desde A
 -- every method by default, a table name as the questions, k: one row per method in order
 CREATE TABLE preguntas_simples AS SELECT pregunta AS question, documento AS source_id FROM preguntas WHERE desde IS NULL;
 SELECT method, questions_scored, mrr > 0.5 AS finds_them FROM dof_evaluate('preguntas_simples', 'ev', k => 3);
+-- kinds of question: per method a row over every question (kind NULL), then one per kind,
+-- in the kinds' order; the question without a kind (the miss) counts in the first row only:
+-- text 0.75 over four, 1 for each kind; the kind's type is any (an integer here)
+CREATE TABLE preguntas_con_tipo AS
+SELECT pregunta AS question, documento AS source_id, desde AS char_start, hasta AS char_end,
+       CASE WHEN desde IS NULL THEN 'sin rango' WHEN pregunta LIKE 'banco%' THEN NULL ELSE 'con rango' END AS kind
+FROM preguntas;
+SELECT method, kind, questions_scored, round(mrr::numeric, 3) AS mrr, round(r_at_1::numeric, 3) AS r1
+FROM dof_evaluate('preguntas_con_tipo', 'ev', methods => ARRAY['text', 'text:match_terms=all']);
+SELECT method, kind, questions_scored, round(mrr::numeric, 3) AS mrr
+FROM dof_evaluate($$SELECT question, source_id, char_start, char_end, length(question) % 2 AS kind FROM preguntas_con_tipo$$,
+                  'ev', methods => ARRAY['text']);
+-- per question, the kind as given
+SELECT question, kind, first_hit FROM dof_evaluate_questions('preguntas_con_tipo', 'ev', methods => ARRAY['text']);
 -- an answer in several places: int4multirange
 SELECT method, round(mrr::numeric, 3) AS mrr
 FROM dof_evaluate($$SELECT 'banco de méxico' AS question, 'tipo' AS source_id, '{[0,3), [20,30)}'::int4multirange AS answer$$,
