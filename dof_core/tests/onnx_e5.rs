@@ -5,16 +5,22 @@
 mod common;
 
 use dof_core::embed::pool::dot;
-use dof_core::embed::{Embedder, ModelSpec, OnnxEmbedder, OnnxOptions};
+use dof_core::embed::{EmbedError, Embedder, ModelSpec, OnnxEmbedder, OnnxOptions};
 use dof_core::tokenize::ModelTokenizer;
 
 fn load() -> Option<(OnnxEmbedder, ModelSpec)> {
+    load_with(None)
+}
+
+/// The model, with windows of `max_positions` tokens (None: its spec's, 512).
+fn load_with(max_positions: Option<usize>) -> Option<(OnnxEmbedder, ModelSpec)> {
     let spec = ModelSpec::e5_in_dir(&common::model_dir(), "multilingual-e5-small").unwrap();
     let runtime = common::runtime_library();
     if !common::require(&[runtime.clone(), spec.model_file.clone(), spec.tokenizer_file.clone()]) {
         return None;
     }
-    let options = OnnxOptions { intra_threads: 2, max_positions: spec.max_positions, ..OnnxOptions::default() };
+    let max_positions = max_positions.unwrap_or(spec.max_positions);
+    let options = OnnxOptions { intra_threads: 2, max_positions, ..OnnxOptions::default() };
     let tokenizer = std::sync::Arc::new(ModelTokenizer::from_file(&spec.tokenizer_file).expect("tokenizer loads"));
     let embedder = OnnxEmbedder::load(&runtime, &spec.model_file, tokenizer, options).expect("model loads");
     Some((embedder, spec))
@@ -35,6 +41,19 @@ fn a_paraphrase_is_closer_than_an_unrelated_sentence() {
     }
     let (close, far) = (dot(&vectors[0], &vectors[1]), dot(&vectors[0], &vectors[2]));
     assert!(close > far + 0.05, "paraphrase {close} vs unrelated {far}");
+}
+
+#[test]
+fn a_window_over_the_models_positions_is_named_by_check_window() {
+    let Some((mut fits, _)) = load_with(Some(512)) else {
+        return;
+    };
+    fits.check_window().expect("e5 embeds a window of 512 tokens");
+    let (mut over, _) = load_with(Some(513)).unwrap();
+    match over.check_window() {
+        Err(EmbedError::WindowTooLong { max_positions: 513, .. }) => {}
+        other => panic!("a window of 513 tokens: {other:?}"),
+    }
 }
 
 #[test]

@@ -211,14 +211,16 @@ fn dof_embed_late_model(
     embed_late_chunks(&spec, &chunks, front_matter, &spec.passage_prefix)
 }
 
-/// Loads a model once (not cached) and returns its output dimension.
+/// Loads a model once (not cached), checks that it embeds a window of `max_positions`
+/// tokens and returns its output dimension.
 #[pg_extern(volatile)]
 fn dof_probe_model_internal(name: &str, model_file: &str, tokenizer_file: &str, max_positions: i32) -> i32 {
     let spec = spec("onnx", name, Some(model_file), Some(tokenizer_file), 0, max_positions, "probe");
-    match backend_models::load(&spec, 1, crate::guc::onnx_spinning()) {
-        Ok(embedder) => dof_core::embed::Embedder::dimension(&embedder) as i32,
-        Err(error) => raise_embed_error(error),
-    }
+    let probed = backend_models::load(&spec, 1, crate::guc::onnx_spinning()).and_then(|mut embedder| {
+        embedder.check_window()?;
+        Ok(dof_core::embed::Embedder::dimension(&embedder) as i32)
+    });
+    probed.unwrap_or_else(|error| raise_embed_error(error))
 }
 
 /// What this backend keeps loaded: ONNX sessions and tokenizers, most recently used first.

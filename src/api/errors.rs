@@ -96,6 +96,10 @@ pub fn raise_embed_error(error: EmbedError) -> ! {
             "re-register the model with dof_register_model() so dof_models records its real dimension".to_string(),
         ),
         EmbedError::InvalidInput(_) => (ERRCODE_INVALID_PARAMETER_VALUE, "dof_chunk() cuts documents into pieces the model can embed".to_string()),
+        EmbedError::WindowTooLong { .. } => (
+            ERRCODE_INVALID_PARAMETER_VALUE,
+            "pass the model's own max_positions to dof_register_model: its config.json's max_position_embeddings (less 2 for XLM-RoBERTa models such as e5: 512)".to_string(),
+        ),
         EmbedError::Interrupted => {
             // the pending cancel or termination raises its own error here; only a cancel
             // held off by PostgreSQL falls through

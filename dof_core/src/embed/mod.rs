@@ -30,6 +30,9 @@ pub enum EmbedError {
     Tokenizer(#[from] TokenizeError),
     #[error("model inference failed: {0}")]
     Inference(String),
+    /// The model failed on a window of its `max_positions` tokens ([`onnx::OnnxEmbedder::check_window`]).
+    #[error("the model cannot embed a window of {max_positions} tokens (its max_positions): {reason}")]
+    WindowTooLong { max_positions: usize, reason: String },
     #[error("model output has shape {0:?}; expected [batch, sequence, hidden]")]
     OutputShape(Vec<i64>),
     #[error("model \"{name}\" is registered with dimension {registered} but produces {actual}")]

@@ -163,6 +163,27 @@ impl OnnxEmbedder {
         Ok(pools.normalized())
     }
 
+    /// Runs one window of `max_positions` tokens, the length of every long chunk's windows.
+    /// A model whose position table is shorter than the `max_positions` it was registered
+    /// with failed on the first chunk over it, in every document, with ONNX Runtime's own
+    /// words ("Attempting to broadcast an axis by a dimension other than 1. 512 by 1203", e5
+    /// registered with 100000); registration runs this, so it fails there, once.
+    pub fn check_window(&mut self) -> Result<(), EmbedError> {
+        let wrap = self.tokenizer.encode("", true)?.ids;
+        let Some(&filler) = self.tokenizer.encode("a", false)?.ids.first() else {
+            return Ok(()); // a tokenizer that makes nothing of a letter: no window to build
+        };
+        let max_positions = self.options.max_positions;
+        let mut window = Vec::with_capacity(max_positions.max(wrap.len()));
+        window.extend(wrap.first());
+        window.resize(window.len() + max_positions.saturating_sub(wrap.len()), filler);
+        window.extend(wrap.iter().skip(1));
+        match self.run(&[&window]) {
+            Err(EmbedError::Inference(reason)) => Err(EmbedError::WindowTooLong { max_positions, reason }),
+            other => other.map(|_| ()),
+        }
+    }
+
     /// The ids the model wraps a sequence in (`<s>`, `</s>` for e5).
     fn special_tokens(&self) -> Result<(u32, u32), EmbedError> {
         let ids = self.tokenizer.encode("", true)?.ids;

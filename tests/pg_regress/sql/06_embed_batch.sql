@@ -54,6 +54,21 @@ SELECT vector_dims(embedding) FROM dof_embed(ARRAY['doce'], 'hash-12');
 SELECT name, dimension, is_default FROM dof_register_model('e5-copy',
   'multilingual-e5-small/model.onnx', 'multilingual-e5-small/tokenizer.json', 'query: ', 'passage: ');
 SELECT dof_register_model('broken', 'nowhere/model.onnx', 'nowhere/tokenizer.json');
+-- a max_positions over the model's position table (e5: 512) is refused at registration,
+-- where it used to fail every chunk over 512 tokens later (22023; ONNX Runtime's words after
+-- the colon); 512 itself registers
+DO $$
+BEGIN
+    PERFORM dof_register_model('e5-long', 'multilingual-e5-small/model.onnx', 'multilingual-e5-small/tokenizer.json',
+                               max_positions => 1024);
+EXCEPTION WHEN invalid_parameter_value THEN
+    RAISE NOTICE '% %', SQLSTATE, split_part(SQLERRM, ':', 1);
+END
+$$;
+SELECT count(*) AS registered FROM dof_models WHERE name = 'e5-long';
+SELECT name, max_positions FROM dof_register_model('e5-long', 'multilingual-e5-small/model.onnx',
+                                                   'multilingual-e5-small/tokenizer.json', max_positions => 512);
+DELETE FROM dof_models WHERE name = 'e5-long';
 SELECT dof_register_model('../x', 'a', 'b');
 -- a registry row whose dimension disagrees with the model
 UPDATE dof_models SET dimension = 768, revision = 'wrong' WHERE name = 'e5-copy';
