@@ -860,10 +860,13 @@ CREATE FUNCTION dof_fuse(fusion text, vector_ids bigint[], vector_scores double 
     RETURNS TABLE (id bigint, score double precision, vector_rank integer, text_rank integer)
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 BEGIN
-    -- every argument is checked, whichever fusion runs: a wrong one is a mistake either way
-    IF rrf_k IS NULL OR rrf_k < 0 OR rrf_k > 1000000 OR vector_weight IS NULL OR vector_weight < 0
-       OR text_weight IS NULL OR text_weight < 0 THEN
-        RAISE EXCEPTION 'rrf_k must be between 0 and 1000000 and the weights at least 0 (got rrf_k %, vector_weight %, text_weight %)',
+    -- every argument is checked, whichever fusion runs: a wrong one is a mistake either way.
+    -- A weight is a finite number: NaN passed "< 0" (PostgreSQL orders NaN above every
+    -- number) and made the leg's scores NaN, and Infinity tied every chunk of the leg
+    IF rrf_k IS NULL OR rrf_k < 0 OR rrf_k > 1000000
+       OR vector_weight IS NULL OR NOT (vector_weight >= 0 AND vector_weight < 'Infinity')
+       OR text_weight IS NULL OR NOT (text_weight >= 0 AND text_weight < 'Infinity') THEN
+        RAISE EXCEPTION 'rrf_k must be between 0 and 1000000 and the weights finite and at least 0 (got rrf_k %, vector_weight %, text_weight %)',
                         coalesce(rrf_k::text, 'NULL'), coalesce(vector_weight::text, 'NULL'), coalesce(text_weight::text, 'NULL')
             USING ERRCODE = 'invalid_parameter_value', HINT = 'the defaults are rrf_k 60 and weights 1';
     END IF;

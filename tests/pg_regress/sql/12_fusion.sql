@@ -33,6 +33,9 @@ FROM dof_hybrid_search('aranceles número 7', 1, 'fusion', fusion => 'weighted')
 SELECT * FROM dof_hybrid_search('aranceles', fusion => 'borda');
 SELECT * FROM dof_hybrid_search('aranceles', fusion => 'weighted', alpha => 1.5);
 SELECT * FROM dof_hybrid_search('aranceles', vector_weight => -1);
+-- and a weight that is no finite number: NaN made every score of its leg NaN, Infinity tied them
+SELECT * FROM dof_hybrid_search('aranceles', fusion => 'rrf', vector_weight => 'NaN');
+SELECT * FROM dof_hybrid_search('aranceles', fusion => 'rrf', text_weight => 'Infinity');
 SELECT * FROM dof_fuse('weighted', ARRAY[1, 2], ARRAY[0.9, 0.1], ARRAY[2], ARRAY[3.0], alpha => 0.5);
 -- the vector leg's spread counts as at least dof_fusion_vector_min_spread(): similarities
 -- 0.84, 0.83, 0.82 (0.02 apart) weigh 0.2, 0.1 and 0 of the leg, not 1, 0.5 and 0; a wider
