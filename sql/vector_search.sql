@@ -93,13 +93,15 @@ BEGIN
     -- to go on: a collection smaller than k + 10 would walk the whole index every time.
     -- A named collection (or NULL: every collection, the usual case) is one walk. When models
     -- share the dimension, each collection holding chunks is walked with the query embedded
-    -- by its own model (once per model; a caller's query_embedding stands for every model),
-    -- also when it is the only one, and the walks are merged by (distance, id)
-    -- (dof_vector_search_collections). Merging every search instead cost
-    -- 0.1-0.25 ms of 8 (mixed-long, 120 questions, five runs).
+    -- by its own model (once per model), also when it is the only one, and the walks are
+    -- merged by (distance, id) (dof_vector_search_collections). Merging every search instead
+    -- cost 0.1-0.25 ms of 8 (mixed-long, 120 questions, five runs). A caller's
+    -- query_embedding is the query by the default collection's model: another model embeds
+    -- the query's text, which a coordinator's shards and dof_evaluate pass with it (they
+    -- compared that one vector with every model's); without a text it stands for every model.
     searched := dof_vector_search_collections(collection, settings.model, model_dimension);
     IF collection IS NULL AND searched[1] IS NOT NULL THEN
-        SELECT array_agg(m.model), array_agg(CASE WHEN query_embedding IS NOT NULL OR m.model = settings.model
+        SELECT array_agg(m.model), array_agg(CASE WHEN m.model = settings.model OR coalesce(btrim(query), '') = ''
                                                   THEN query_vector ELSE dof_embed_query(query, m.model) END)
         INTO models, model_vectors
         FROM (SELECT DISTINCT c.model FROM dof_collections c WHERE c.name = ANY (searched)) m;

@@ -4,7 +4,8 @@
 # cluster, database pg_dof_single), with the real model. Documents go in through the
 # coordinator; each lands on exactly one shard (the one dof_shard_of names), ids are unique
 # across shards, re-sending changes nothing; with exact vector legs on both sides the
-# coordinator's top 10 equal the single server's for every query (three fusions); with
+# coordinator's top 10 equal the single server's for every query (three fusions, and over
+# every collection with a second model of the query's dimension); with
 # HNSW the overlap is reported. A shard that is down fails the search naming it; a
 # statement_timeout on the coordinator stops the shards' work; a cancelled put leaves no
 # half-written document; shards of different versions are refused.
@@ -72,6 +73,46 @@ PGOPTIONS='-c client_min_messages=warning' coord -f "$cluster_script" > "$work/a
 check "$(sort "$work/actions" | uniq -c | awk '{print $2 ":" $1}')" "unchanged:$n" "re-sending every document changes nothing"
 check "$(for i in 0 1; do shard_q "$i" -c "SELECT string_agg(id::text, ',' ORDER BY id) FROM dof_chunks"; done)" "$before" "re-sending re-indexes nothing (same chunk ids)"
 
+# Fused scores tie too (under RRF, the fifth of one leg alone and the fifth of the other:
+# 1/65 each), and a tie across the tenth place is broken by chunk id, so either chunk may
+# be tenth: each query's rows scoring its tenth's score are left out of the comparison of
+# chunks, and the scores rank by rank are compared apart, all of them.
+above_last() { awk -F'|' '{ rows[NR] = $0; id[NR] = $1; score[NR] = $4; last[$1] = $4 }
+                          END { for (i = 1; i <= NR; i++) if (score[i] != last[id[i]]) print rows[i] }'; }
+# a search over every collection, with a collection on another model of the query's
+# dimension beside 't' (hash-384 beside e5's 384), before the loader adds collections one
+# server does not have: each shard embeds the query's text by that collection's own model,
+# as one server does (the shards compared the one e5 vector the coordinator passes with
+# hash-384's vectors too). Exact vector legs on both sides, as the comparisons below.
+mixed="INSERT INTO dof_collections (name, model) VALUES ('h', 'hash-384')"
+q -c "$mixed"
+coord -c "SELECT sum(n) FROM dof_cluster_execute(\$\$$mixed\$\$) n" >/dev/null
+sed "s/('t', '/('h', 'h-/" "$single_script" | head -n 24 > "$work/single-h.sql"
+sed "s/('t', '/('h', 'h-/" "$cluster_script" | head -n 24 > "$work/cluster-h.sql"
+PGOPTIONS='-c client_min_messages=warning' q -f "$work/single-h.sql"
+PGOPTIONS='-c client_min_messages=warning' coord -f "$work/cluster-h.sql" > /dev/null
+# the queries: questions, and the hash-384 documents' first headings (which hash-384's
+# vectors of them match, where an e5 vector compared with them matched nothing)
+{ tail -n +2 "$repo/bench/eval/dof_questions.tsv" | head -n 20 | cut -f1
+  q -c "SELECT DISTINCT ON (document_id) left(array_to_string(heading_path, ' '), 80) FROM dof_chunks
+        WHERE collection = 'h' AND cardinality(heading_path) > 0 ORDER BY document_id, chunk_index"; } > "$work/every-queries"
+every_sql="SELECT q.n || '|' || h.n || '|' || md5(h.content) || '|' || round(h.score::numeric, 6) || '|' || h.source_id
+           FROM (SELECT row_number() OVER () AS n, v.query
+                 FROM (VALUES $(awk 'NF' "$work/every-queries" | sed "s/'/''/g; s/.*/('&')/" | paste -sd,)) v(query)) q,
+                LATERAL dof_hybrid_search(q.query, 10, NULL) WITH ORDINALITY AS h(chunk_id, document_id, source_id, heading_path, content, score, vector_rank, text_rank, n)
+           ORDER BY q.n, h.n"
+for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof SET enable_indexscan = off"; done
+PGOPTIONS='-c enable_indexscan=off' q -c "$every_sql" > "$work/single-every.out"
+coord -c "$every_sql" > "$work/cluster-every.out"
+for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof RESET enable_indexscan"; done
+same=$(diff <(above_last < "$work/single-every.out" | cut -d'|' -f1,3,4 | sort) \
+            <(above_last < "$work/cluster-every.out" | cut -d'|' -f1,3,4 | sort) >/dev/null && echo equal)
+check "$(grep -c '|h-' "$work/single-every.out" | awk '$1 > 0 {print "h"}')/$same" "h/equal" \
+      "collection NULL over e5 and hash-384 collections: the coordinator's top 10 equal one server's (exact legs)"
+q -c "DELETE FROM dof_documents WHERE collection = 'h'" -c "DELETE FROM dof_collections WHERE name = 'h'"
+coord -c "SELECT sum(n) FROM dof_cluster_execute(\$\$DELETE FROM dof_documents WHERE collection = 'h'\$\$) n" \
+      -c "SELECT sum(n) FROM dof_cluster_execute(\$\$DELETE FROM dof_collections WHERE name = 'h'\$\$) n" >/dev/null
+
 # the loader through the coordinator: each file straight to its shard, a rerun adds nothing
 . "$scripts/config.sh"
 cargo build --release -q -p dof_loader
@@ -135,12 +176,6 @@ PGOPTIONS='-c enable_indexscan=off' q -c "SELECT q.id FROM queries q
 # (FILENAME, not NR == FNR: with no ties the file is empty, and NR == FNR would hold for
 # every query line too, leaving none to compare)
 untied() { if [ "$1" = rrf ]; then awk -F'|' 'FILENAME == ARGV[1] { tied[$1] = 1; next } !($1 in tied)' "$work/leg_ties" -; else cat; fi; }
-# Fused scores tie too (under RRF, the fifth of one leg alone and the fifth of the other:
-# 1/65 each), and a tie across the tenth place is broken by chunk id, so either chunk may
-# be tenth: each query's rows scoring its tenth's score are left out of the comparison of
-# chunks, and the scores rank by rank are compared apart, all of them.
-above_last() { awk -F'|' '{ rows[NR] = $0; id[NR] = $1; score[NR] = $4; last[$1] = $4 }
-                          END { for (i = 1; i <= NR; i++) if (score[i] != last[id[i]]) print rows[i] }'; }
 for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof SET enable_indexscan = off"; done
 for mode in "weighted false" "rrf false" "weighted true"; do
   set -- $mode

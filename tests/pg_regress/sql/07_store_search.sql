@@ -126,6 +126,12 @@ FROM (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS leg, array_agg(DISTINCT c.
       FROM (SELECT c.id, min(p.embedding <=> dof_embed_query('aviso de licitación pública', k.model)) AS d
             FROM dof_chunks c JOIN dof_collections k ON k.name = c.collection JOIN dof_passages p ON p.chunk_id = c.id
             WHERE vector_dims(p.embedding) = 384 GROUP BY c.id ORDER BY 2, 1 LIMIT 20) e) e;
+-- given the query's vector by the default's model with its text (a coordinator's shards and
+-- dof_evaluate do), the other models embed the text: the same 20 (they compared that vector
+-- with every model's)
+SELECT array_agg(v.chunk_id ORDER BY v.rank) = (SELECT array_agg(w.chunk_id ORDER BY w.rank) FROM dof_vector_search('aviso de licitación pública', 20) w)
+       AS embedding_given_as_without
+FROM dof_vector_search('aviso de licitación pública', 20, query_embedding => dof_embed_query('aviso de licitación pública')) v;
 -- and so when the only collection holding chunks is of another model than the default's
 BEGIN;
 DELETE FROM dof_documents WHERE collection IN ('default', 'e5-int8');
