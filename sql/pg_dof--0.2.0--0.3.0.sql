@@ -1507,6 +1507,11 @@ CREATE FUNCTION dof_evaluate_questions(questions text, collection text DEFAULT N
 #variable_conflict use_column
 DECLARE
     settings dof_collections := dof_collection(collection);
+    -- a collection named: its chunks; none: every collection's, as a search with none named
+    -- searches them, so the figures are those of the searches a user runs with the defaults
+    -- (the question's document in any collection; the query embedded by the default
+    -- collection's model, as a search's is)
+    searched text := CASE WHEN collection IS NOT NULL THEN settings.name END;
     source text;
     spec text;
     leg text;
@@ -1650,7 +1655,7 @@ BEGIN
     UPDATE dof_evaluate_asked q
     SET embedding = dof_embed_query(q.question, settings.model),
         relevant = ARRAY(SELECT c.id FROM dof_documents d JOIN dof_chunks c ON c.document_id = d.id
-                         WHERE d.collection = settings.name AND d.source_id = q.source_id
+                         WHERE (searched IS NULL OR d.collection = searched) AND d.source_id = q.source_id
                            AND (q.answer IS NULL OR q.answer && int4range(c.char_start, c.char_end))
                            AND (q.chunk_ids IS NULL OR c.id = ANY (q.chunk_ids)));
     FOR method_number IN 1 .. cardinality(methods) LOOP
@@ -1658,15 +1663,15 @@ BEGIN
         search := searches[method_number];
         FOR item IN SELECT * FROM dof_evaluate_asked ORDER BY id LOOP
             t0 := clock_timestamp();
-            EXECUTE search INTO ids USING item.question, k, settings.name, item.embedding;
+            EXECUTE search INTO ids USING item.question, k, searched, item.embedding;
             INSERT INTO dof_evaluate_runs VALUES (spec, item.id, ids,
                                                   extract(epoch FROM clock_timestamp() - t0) * 1000);
         END LOOP;
     END LOOP;
     n_missing := (SELECT count(*) FROM dof_evaluate_asked q WHERE cardinality(q.relevant) = 0);
     IF n_missing > 0 THEN
-        RAISE WARNING '% of % questions have no chunk in collection "%" that matches their source_id and answer: they score 0',
-                      n_missing, (SELECT count(*) FROM dof_evaluate_asked), settings.name
+        RAISE WARNING '% of % questions have no chunk in % that matches their source_id and answer: they score 0',
+                      n_missing, (SELECT count(*) FROM dof_evaluate_asked), coalesce(format('collection "%s"', searched), 'any collection')
             USING HINT = 'dof_evaluate_questions lists them with relevant_chunks = 0: check each source_id against dof_documents.source_id, its range against the body''s length and its chunk_ids against dof_chunks (a document indexed again has new chunk ids)';
     END IF;
     RETURN QUERY
@@ -1688,7 +1693,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dof_evaluate_questions(text, text, integer, text[]) IS
-    'Each question through each search method, one row per method and question: questions is a query or table with question and source_id (and optionally char_start, char_end or answer: the answer in that document; chunk_ids: the chunks that answer it; id: comes back as question_id); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns the rank of the first relevant chunk, reciprocal rank, nDCG@k, recall@k, the relevant chunks there are, milliseconds, the chunk ids returned, the first one''s document and the question''s kind (a kind column in the questions, NULL without)';
+    'Each question through each search method, one row per method and question, in collection (NULL: every collection, as the searches): questions is a query or table with question and source_id (and optionally char_start, char_end or answer: the answer in that document; chunk_ids: the chunks that answer it; id: comes back as question_id); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns the rank of the first relevant chunk, reciprocal rank, nDCG@k, recall@k, the relevant chunks there are, milliseconds, the chunk ids returned, the first one''s document and the question''s kind (a kind column in the questions, NULL without)';
 
 -- Per method, the means of dof_evaluate_questions' rows: MRR@k, R@1 and R@5 (a relevant
 -- chunk first / in the first 5), nDCG@k, recall@k and mean milliseconds per search.
@@ -1706,7 +1711,7 @@ BEGIN ATOMIC
     ORDER BY array_position(methods, e.method), GROUPING(e.kind) DESC, e.kind;
 END;
 COMMENT ON FUNCTION dof_evaluate(text, text, integer, text[]) IS
-    'Scores search methods on a set of questions: questions is a query or table with question and source_id (and optionally char_start, char_end: the answer in that document, or chunk_ids: the chunks that answer it); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns per method MRR@k, R@1, R@5, nDCG@k, recall@k and mean search milliseconds over every question (kind NULL), then, where the questions have a kind column, per method and kind (dof_evaluate_questions gives them per question)';
+    'Scores search methods on a set of questions, in collection (NULL: every collection, as the searches): questions is a query or table with question and source_id (and optionally char_start, char_end: the answer in that document, or chunk_ids: the chunks that answer it); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns per method MRR@k, R@1, R@5, nDCG@k, recall@k and mean search milliseconds over every question (kind NULL), then, where the questions have a kind column, per method and kind (dof_evaluate_questions gives them per question)';
 
 -- Tables of contents are left out of both search legs (sql/contents.sql; the vector leg's
 -- query is the library's).

@@ -35,6 +35,9 @@ FROM dof_evaluate('preguntas_con_tipo', 'ev', methods => ARRAY['text', 'text:mat
 SELECT method, kind, questions_scored, round(mrr::numeric, 3) AS mrr
 FROM dof_evaluate($$SELECT question, source_id, char_start, char_end, length(question) % 2 AS kind FROM preguntas_con_tipo$$,
                   'ev', methods => ARRAY['text']);
+-- no collection named: every collection, as the searches with none named (the questions'
+-- documents are in 'ev', not in the default collection, which it scored alone, 0 each)
+SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr FROM dof_evaluate('preguntas_simples', methods => ARRAY['text', 'vector']);
 -- per question, the kind as given
 SELECT question, kind, first_hit FROM dof_evaluate_questions('preguntas_con_tipo', 'ev', methods => ARRAY['text']);
 -- an answer in several places: int4multirange
