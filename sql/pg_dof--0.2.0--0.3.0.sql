@@ -1179,9 +1179,10 @@ BEGIN
     -- by its own model (once per model), also when it is the only one, and the walks are
     -- merged by (distance, id) (dof_vector_search_collections). Merging every search instead
     -- cost 0.1-0.25 ms of 8 (mixed-long, 120 questions, five runs). A caller's
-    -- query_embedding is the query by the default collection's model: another model embeds
-    -- the query's text, which a coordinator's shards and dof_evaluate pass with it (they
-    -- compared that one vector with every model's); without a text it stands for every model.
+    -- query_embedding is the query by the default collection's model, whose vector compared
+    -- with another model's is noise: another model embeds the query's text, which a
+    -- coordinator's shards and dof_evaluate pass with it; without a text it stands for every
+    -- model.
     searched := dof_vector_search_collections(collection, settings.model, model_dimension);
     IF collection IS NULL AND searched[1] IS NOT NULL THEN
         SELECT array_agg(m.model), array_agg(CASE WHEN m.model = settings.model OR coalesce(btrim(query), '') = ''
