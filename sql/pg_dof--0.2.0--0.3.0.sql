@@ -603,6 +603,12 @@ BEGIN
     -- a source_id is a key of the unique (collection, source_id) index, whose entries hold at
     -- most 2,704 bytes: a longer id failed with PostgreSQL's "index row size … exceeds btree
     -- version 4 maximum", whose hint (an index of its MD5) is for the schema's author
+    -- a blank source_id names no document: a search's results and dof_evaluate's questions
+    -- name documents by it (dof load makes each from a file's path, never blank)
+    IF NEW.source_id !~ '[^[:space:]]' THEN
+        RAISE EXCEPTION 'document source_id is empty' USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'give each document an id of its own: a file''s path, a DOF note''s number';
+    END IF;
     IF octet_length(NEW.source_id) > 2048 THEN
         RAISE EXCEPTION 'document source_id is % bytes, over the 2048 a source_id may hold', octet_length(NEW.source_id)
             USING ERRCODE = 'program_limit_exceeded',

@@ -65,6 +65,14 @@ WHERE octet_length(source_id) = 2048;
 UPDATE dof_documents SET source_id = 'renombrado' WHERE octet_length(source_id) = 2048;
 SELECT d.source_id, d.updated_at = :'stored_at' AS same_updated_at, array_agg(c.id ORDER BY c.id)::text = :'stored_chunks' AS same_chunks
 FROM dof_documents d JOIN dof_chunks c ON c.document_id = d.id WHERE d.source_id = 'renombrado' GROUP BY d.id;
+-- a blank source_id names no document: refused by INSERT, UPDATE and dof_put_document
+INSERT INTO dof_documents (source_id, body) VALUES ('', E'# Aviso\n\nTexto del aviso.');
+INSERT INTO dof_documents (source_id, body) VALUES (E' \t\n', E'# Aviso\n\nTexto del aviso.');
+UPDATE dof_documents SET source_id = '' WHERE source_id = 'renombrado';
+SELECT * FROM dof_put_document('default', ' ', NULL, E'# Aviso\n\nTexto del aviso.');
+SELECT count(*) FILTER (WHERE source_id !~ '[^[:space:]]') AS blank_source_ids,
+       count(*) FILTER (WHERE source_id = 'renombrado') AS renombrado
+FROM dof_documents;
 DELETE FROM dof_documents WHERE source_id = 'renombrado';
 
 -- a blank body is refused, by INSERT, UPDATE and dof_put_document, and nothing stored changes
