@@ -231,6 +231,9 @@ check "$(echo "$single" | grep -c 'names no word'):$cluster" "1:$single" "a quer
 single="$(q -v VERBOSITY=verbose -c "SELECT action FROM dof_put_document('t', 'en-blanco', NULL, ' ')" 2>&1 | first_error)"
 cluster="$(coord -v VERBOSITY=verbose -c "SELECT action FROM dof_put_document('t', 'en-blanco', NULL, ' ')" 2>&1 | first_error)"
 check "$(echo "$single" | grep -c 'empty body'):$cluster" "1:$single" "a blank body: the coordinator's error is one server's (${single:0:60})"
+single="$(q -v VERBOSITY=verbose -c "SELECT action FROM dof_put_document('t', ' ', NULL, 'Texto del aviso.')" 2>&1 | first_error)"
+cluster="$(coord -v VERBOSITY=verbose -c "SELECT action FROM dof_put_document('t', ' ', NULL, 'Texto del aviso.')" 2>&1 | first_error)"
+check "$(echo "$single" | grep -c 'source_id is empty'):$cluster" "1:$single" "a blank source_id: the coordinator's error is one server's (${single:0:60})"
 alpha_default="SELECT substring(pg_get_function_arguments('dof_hybrid_search'::regproc) FROM 'alpha double precision DEFAULT ([0-9.]+)')"
 single_alpha="$(q -c "$alpha_default")"
 check "$( [ -n "$single_alpha" ] && coord -c "$alpha_default")" "$single_alpha" \
