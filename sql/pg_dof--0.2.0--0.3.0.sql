@@ -600,19 +600,23 @@ BEGIN
         RAISE EXCEPTION 'document "%" has an empty body', NEW.source_id USING ERRCODE = 'invalid_parameter_value',
             HINT = 'a document is indexed from its body''s text, what follows any front matter: give it some (DELETE the row to remove the document)';
     END IF;
-    -- a source_id is a key of the unique (collection, source_id) index, whose entries hold at
-    -- most 2,704 bytes: a longer id failed with PostgreSQL's "index row size … exceeds btree
-    -- version 4 maximum", whose hint (an index of its MD5) is for the schema's author
-    -- a blank source_id names no document: a search's results and dof_evaluate's questions
-    -- name documents by it (dof load makes each from a file's path, never blank)
-    IF NEW.source_id !~ '[^[:space:]]' THEN
-        RAISE EXCEPTION 'document source_id is empty' USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'give each document an id of its own: a file''s path, a DOF note''s number';
-    END IF;
-    IF octet_length(NEW.source_id) > 2048 THEN
-        RAISE EXCEPTION 'document source_id is % bytes, over the 2048 a source_id may hold', octet_length(NEW.source_id)
-            USING ERRCODE = 'program_limit_exceeded',
-                  HINT = 'give a shorter id (a path relative to the corpus, or a hash of the long one) and keep the long one in metadata';
+    -- a source_id is checked where it is given, by an INSERT or an UPDATE that changes it
+    -- (a row stored before a check came keeps taking updates of its body and metadata):
+    IF (CASE WHEN TG_OP = 'INSERT' THEN true ELSE NEW.source_id IS DISTINCT FROM OLD.source_id END) THEN
+        -- a blank one names no document: a search's results and dof_evaluate's questions name
+        -- documents by it (dof load makes each from a file's path, never blank)
+        IF NEW.source_id !~ '[^[:space:]]' THEN
+            RAISE EXCEPTION 'document source_id is empty' USING ERRCODE = 'invalid_parameter_value',
+                HINT = 'give each document an id of its own: a file''s path, a DOF note''s number';
+        END IF;
+        -- it is a key of the unique (collection, source_id) index, whose entries hold at most
+        -- 2,704 bytes: a longer id failed with PostgreSQL's "index row size … exceeds btree
+        -- version 4 maximum", whose hint (an index of its MD5) is for the schema's author
+        IF octet_length(NEW.source_id) > 2048 THEN
+            RAISE EXCEPTION 'document source_id is % bytes, over the 2048 a source_id may hold', octet_length(NEW.source_id)
+                USING ERRCODE = 'program_limit_exceeded',
+                      HINT = 'give a shorter id (a path relative to the corpus, or a hash of the long one) and keep the long one in metadata';
+        END IF;
     END IF;
     -- a new source_id alone (the trigger fires for it to check it, above), or the
     -- collection's new name: the pattern and the front matter are the body's, as it was

@@ -73,6 +73,14 @@ SELECT * FROM dof_put_document('default', ' ', NULL, E'# Aviso\n\nTexto del avis
 SELECT count(*) FILTER (WHERE source_id !~ '[^[:space:]]') AS blank_source_ids,
        count(*) FILTER (WHERE source_id = 'renombrado') AS renombrado
 FROM dof_documents;
+-- a row stored with a blank id before the check (0.2.0 took one) still takes a new body,
+-- which is indexed: the id is checked where it is given
+SET session_replication_role = replica;
+INSERT INTO dof_documents (source_id, body, pattern) VALUES ('', E'# Aviso\n\nTexto del aviso.', 'small');
+RESET session_replication_role;
+UPDATE dof_documents SET body = E'# Aviso\n\nTexto nuevo del aviso.' WHERE source_id = '';
+SELECT count(*) AS chunks_of_the_blank_id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = '';
+DELETE FROM dof_documents WHERE source_id = '';
 DELETE FROM dof_documents WHERE source_id = 'renombrado';
 
 -- a blank body is refused, by INSERT, UPDATE and dof_put_document, and nothing stored changes
