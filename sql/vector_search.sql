@@ -43,8 +43,7 @@ DECLARE
     ids bigint[];
     distances double precision[];
     searched text[];
-    models text[];
-    model_vectors vector[];
+    walk_vectors vector[];
 BEGIN
     IF query_embedding IS NULL THEN
         PERFORM dof_check_query(query);
@@ -101,22 +100,26 @@ BEGIN
     -- coordinator's shards and dof_evaluate pass with it; without a text it stands for every
     -- model.
     searched := dof_vector_search_collections(collection, settings.model, model_dimension);
+    -- each walked collection's query vector, in searched's order: embedded once per model
+    -- (MATERIALIZED: inlined, the embedding would run once per collection)
     IF collection IS NULL AND searched[1] IS NOT NULL THEN
-        SELECT array_agg(m.model), array_agg(CASE WHEN m.model = settings.model OR coalesce(btrim(query), '') = ''
-                                                  THEN query_vector ELSE dof_embed_query(query, m.model) END)
-        INTO models, model_vectors
-        FROM (SELECT DISTINCT c.model FROM dof_collections c WHERE c.name = ANY (searched)) m;
+        WITH walked AS (SELECT s.name, s.n, c.model FROM unnest(searched) WITH ORDINALITY AS s(name, n)
+                        JOIN dof_collections c ON c.name = s.name),
+             embedded AS MATERIALIZED (
+                 SELECT m.model, CASE WHEN m.model = settings.model OR coalesce(btrim(query), '') = ''
+                                      THEN query_vector ELSE dof_embed_query(query, m.model) END AS vector
+                 FROM (SELECT DISTINCT w.model FROM walked w) m)
+        SELECT array_agg(e.vector ORDER BY w.n) INTO walk_vectors FROM walked w JOIN embedded e ON e.model = w.model;
     END IF;
     FOR walk IN 1..2 LOOP
-        IF models IS NULL THEN
+        IF walk_vectors IS NULL THEN
             SELECT n.ids, n.distances INTO ids, distances
             FROM dof_nearest_passages_internal(query_vector, vector_dims(query_vector), searched[1], filter::text, wanted) n;
         ELSE
             SELECT array_agg(u.id ORDER BY u.distance, u.id), array_agg(u.distance ORDER BY u.distance, u.id) INTO ids, distances
             FROM (SELECT u.id, u.distance
-                  FROM unnest(searched) s(name) JOIN dof_collections c ON c.name = s.name
-                       CROSS JOIN LATERAL dof_nearest_passages_internal(model_vectors[array_position(models, c.model)],
-                                                                        vector_dims(query_vector), s.name, filter::text, wanted) n
+                  FROM unnest(searched, walk_vectors) s(name, vector)
+                       CROSS JOIN LATERAL dof_nearest_passages_internal(s.vector, vector_dims(query_vector), s.name, filter::text, wanted) n
                        CROSS JOIN LATERAL unnest(n.ids, n.distances) u(id, distance)
                   ORDER BY u.distance, u.id LIMIT wanted) u;
         END IF;
