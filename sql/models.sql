@@ -36,6 +36,13 @@ VALUES ('multilingual-e5-small-int8', 'onnx', 'multilingual-e5-small-int8/model.
 COMMENT ON TABLE dof_models IS
     'Embedding models: ONNX encoders (files relative to pg_dof.model_dir unless absolute) and hash embedders; one is the default';
 
+-- A chunk's model as registered: dof_chunks.model is the registry name and its revision,
+-- "name@revision" (dof_index_document), and a name holds no "@" (dof_models' CHECK).
+CREATE FUNCTION dof_chunk_model_name(model text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN split_part(model, '@', 1);
+COMMENT ON FUNCTION dof_chunk_model_name(text) IS 'The registry name (dof_models.name) of a chunk''s model, from its dof_chunks.model ("name@revision")';
+
 -- The registry row of a model (NULL: pg_dof.default_model if set, else the default row).
 CREATE FUNCTION dof_model(model_name text DEFAULT NULL) RETURNS dof_models
     LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$

@@ -25,7 +25,7 @@ SELECT c.collection, c.pattern, count(*) AS chunks,
        count(*) FILTER (WHERE c.token_count > s.max_tokens) AS over_limit,
        count(*) FILTER (WHERE c.chunker_version IN ('1', '2') AND c.token_count > m.max_positions - 2) AS cut_embeddings
 FROM dof_chunks c JOIN dof_collections s ON s.name = c.collection
-LEFT JOIN dof_models m ON m.name = split_part(c.model, '@', 1)
+LEFT JOIN dof_models m ON m.name = dof_chunk_model_name(c.model)
 GROUP BY c.collection, c.pattern;
 
 CREATE VIEW dof_queue_status AS

@@ -96,7 +96,9 @@ CREATE TABLE dof_chunks (
 );
 CREATE INDEX dof_chunks_tsv_idx ON dof_chunks USING gin (tsv);
 CREATE INDEX dof_chunks_metadata_idx ON dof_chunks USING gin (metadata jsonb_path_ops);
-CREATE INDEX dof_chunks_collection_idx ON dof_chunks (collection);
+-- by collection, and within one by model: the models a collection's chunks hold are a few
+-- index probes (dof_collection_chunk_models), which the vector leg reads on every search
+CREATE INDEX dof_chunks_collection_model_idx ON dof_chunks (collection, model);
 SELECT pg_catalog.pg_extension_config_dump('dof_chunks', '');
 SELECT pg_catalog.pg_extension_config_dump('dof_chunks_id_seq', '');
 

@@ -1,28 +1,55 @@
 -- Search, vector leg: the k nearest chunks by their nearest passage's cosine distance
 -- (HNSW on dof_passages). Runs as its caller, so row-level security on dof_chunks applies.
 
--- The collections the vector leg walks, as dof_nearest_passages_internal takes them (NULL:
--- every collection). A query vector lies in one model's space. With no collection named,
--- the query is embedded by the default collection's model, and another model's vectors of
--- the same dimension are points of another space: compared with that one vector, hash-384
--- chunks beside e5's 384 came 2nd to 5th at a cosine distance of 1.001, noise. So when
--- models share the query's dimension, each collection of that dimension is walked with
--- the query embedded by its own model, as a search that names it, and the walks are merged
--- by (distance, id) (e5 and its int8 variant are comparable: their vectors of one text are
--- within a small angle). Only collections that hold chunks count: an empty one's model is
--- not run (a collection whose model files are missing holds none). With one model per
--- dimension (the usual case) it is one walk of every collection, as before.
-CREATE FUNCTION dof_vector_search_collections(collection text, model text, dimension integer) RETURNS text[]
+-- The models a collection's chunks were embedded by, by registry name (dof_chunk_model_name):
+-- one, except while the collection is re-indexed after a change of its model (dof_requeue),
+-- when its chunks not yet re-indexed still hold the old model's vectors. A skip scan of
+-- dof_chunks_collection_model_idx: one index probe per model and revision, and one more.
+CREATE FUNCTION dof_collection_chunk_models(collection text) RETURNS SETOF text
     LANGUAGE sql STABLE PARALLEL SAFE
-    RETURN (WITH held AS (SELECT o.name, o.model FROM dof_collections o JOIN dof_models m ON m.name = o.model
-                          WHERE m.dimension = dof_vector_search_collections.dimension
-                            AND EXISTS (SELECT FROM dof_chunks c WHERE c.collection = o.name))
-            SELECT CASE
-                WHEN collection IS NOT NULL THEN ARRAY[collection]
-                WHEN NOT EXISTS (SELECT FROM held WHERE held.model IS DISTINCT FROM dof_vector_search_collections.model) THEN ARRAY[NULL::text]
-                ELSE ARRAY(SELECT held.name FROM held ORDER BY held.name)
-            END);
-COMMENT ON FUNCTION dof_vector_search_collections(text, text, integer) IS 'Internal: the collections dof_vector_search walks (NULL: all): the one named; with none named, every collection, unless a collection holding chunks of the query''s dimension has another model than the query''s: then each collection of that dimension holding chunks, by name, which dof_vector_search walks with the query embedded by that collection''s own model';
+BEGIN ATOMIC
+    WITH RECURSIVE held(model) AS (
+        SELECT min(c.model) FROM dof_chunks c WHERE c.collection = dof_collection_chunk_models.collection
+        UNION ALL
+        SELECT (SELECT min(c.model) FROM dof_chunks c
+                WHERE c.collection = dof_collection_chunk_models.collection AND c.model > held.model)
+        FROM held WHERE held.model IS NOT NULL)
+    SELECT DISTINCT dof_chunk_model_name(held.model) FROM held WHERE held.model IS NOT NULL;
+END;
+COMMENT ON FUNCTION dof_collection_chunk_models(text) IS 'The models (dof_models.name) whose vectors a collection''s chunks hold: its model, and while it is re-indexed after a change of model, the one before';
+
+-- The walks of the vector leg, as dof_nearest_passages_internal takes them: (collection,
+-- model), NULL for any. A query vector lies in one model's space, and another model's
+-- vectors of the same dimension are points of another space: compared with that one
+-- vector, hash-384 chunks beside e5's 384 came 2nd to 5th at a cosine distance of 1.001,
+-- noise. That happens with no collection named, when collections of one dimension have
+-- different models (the query is embedded by the default collection's model), and in a
+-- collection whose model was changed, until dof_requeue has re-indexed it (its chunks not
+-- yet re-indexed hold the old model's vectors: with hash-384 set on an e5 collection, the
+-- right chunk fell to the end). So when the chunks searched hold a model of the query's
+-- dimension other than the query's, each (collection, model) of that dimension is walked
+-- with the query embedded by that model, as a search of a collection of that model, and
+-- the walks are merged by (distance, id) (e5 and its int8 variant are comparable: their
+-- vectors of one text are within a small angle). A model is read from the chunks held
+-- (dof_collection_chunk_models): an empty collection's model is not run (a collection
+-- whose model files are missing holds none), and chunks of a model no longer registered
+-- are left out of such walks. With one model per dimension, the usual case, it is one walk
+-- of the collection named (NULL: all), as before.
+CREATE FUNCTION dof_vector_search_collections(collection text, model text, dimension integer)
+    RETURNS TABLE (walk_collection text, walk_model text)
+    LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH held AS (SELECT o.name, h.model
+                  FROM dof_collections o CROSS JOIN LATERAL dof_collection_chunk_models(o.name) h(model)
+                  JOIN dof_models m ON m.name = h.model
+                  WHERE m.dimension = dof_vector_search_collections.dimension
+                    AND (dof_vector_search_collections.collection IS NULL OR o.name = dof_vector_search_collections.collection)),
+         mixed AS (SELECT EXISTS (SELECT FROM held WHERE held.model IS DISTINCT FROM dof_vector_search_collections.model) AS models)
+    SELECT dof_vector_search_collections.collection, NULL::text FROM mixed WHERE NOT mixed.models
+    UNION ALL
+    SELECT held.name, held.model FROM held, mixed WHERE mixed.models;
+END;
+COMMENT ON FUNCTION dof_vector_search_collections(text, text, integer) IS 'Internal: the walks of dof_vector_search, as (collection, model), NULL for any: one walk of the collection named (NULL: all), unless the chunks searched hold vectors of the query''s dimension by another model than the query''s (collections of several models, or one being re-indexed for a new model): then each (collection, model) of that dimension, which dof_vector_search walks with the query embedded by that model';
 
 -- Vector leg: chunk ids by their best passage's cosine distance, among the chunks whose
 -- passages' vectors have the query vector's dimension. A walk that a filter starves goes
@@ -43,6 +70,7 @@ DECLARE
     ids bigint[];
     distances double precision[];
     searched text[];
+    searched_models text[];
     walk_vectors vector[];
 BEGIN
     IF query_embedding IS NULL THEN
@@ -90,36 +118,39 @@ BEGIN
     -- walk go on with pgvector's iterative scan: having it on always cost 1 ms of 6 at
     -- 120,689 chunks (bench/scripts/vector_grid.sh). A short tie margin alone is no reason
     -- to go on: a collection smaller than k + 10 would walk the whole index every time.
-    -- A named collection (or NULL: every collection, the usual case) is one walk. When models
-    -- share the dimension, each collection holding chunks is walked with the query embedded
-    -- by its own model (once per model), also when it is the only one, and the walks are
+    -- A named collection (or NULL: every collection, the usual case) is one walk. When the
+    -- chunks searched hold vectors of another model of the dimension (collections of
+    -- several models, or one being re-indexed for a new model), each (collection, model)
+    -- is walked with the query embedded by that model (once per model), and the walks are
     -- merged by (distance, id) (dof_vector_search_collections). Merging every search instead
     -- cost 0.1-0.25 ms of 8 (mixed-long, 120 questions, five runs). A caller's
-    -- query_embedding is the query by the default collection's model, whose vector compared
-    -- with another model's is noise: another model embeds the query's text, which a
-    -- coordinator's shards and dof_evaluate pass with it; without a text it stands for every
-    -- model.
-    searched := dof_vector_search_collections(collection, settings.model, model_dimension);
-    -- each walked collection's query vector, in searched's order: embedded once per model
-    -- (MATERIALIZED: inlined, the embedding would run once per collection)
-    IF collection IS NULL AND searched[1] IS NOT NULL THEN
-        WITH walked AS (SELECT s.name, s.n, c.model FROM unnest(searched) WITH ORDINALITY AS s(name, n)
-                        JOIN dof_collections c ON c.name = s.name),
-             embedded AS MATERIALIZED (
+    -- query_embedding is the query by the collection's model (the default collection's
+    -- when none is named), whose vector compared with another model's is noise: another
+    -- model embeds the query's text, which a coordinator's shards and dof_evaluate pass
+    -- with it; without a text it stands for every model.
+    SELECT array_agg(w.walk_collection ORDER BY w.walk_collection, w.walk_model),
+           array_agg(w.walk_model ORDER BY w.walk_collection, w.walk_model)
+    INTO searched, searched_models
+    FROM dof_vector_search_collections(collection, settings.model, model_dimension) w;
+    -- each walk's query vector, in searched's order: embedded once per model (MATERIALIZED:
+    -- inlined, the embedding would run once per walk)
+    IF searched_models[1] IS NOT NULL THEN
+        WITH embedded AS MATERIALIZED (
                  SELECT m.model, CASE WHEN m.model = settings.model OR coalesce(btrim(query), '') = ''
                                       THEN query_vector ELSE dof_embed_query(query, m.model) END AS vector
-                 FROM (SELECT DISTINCT w.model FROM walked w) m)
-        SELECT array_agg(e.vector ORDER BY w.n) INTO walk_vectors FROM walked w JOIN embedded e ON e.model = w.model;
+                 FROM (SELECT DISTINCT w.model FROM unnest(searched_models) w(model)) m)
+        SELECT array_agg(e.vector ORDER BY w.n) INTO walk_vectors
+        FROM unnest(searched_models) WITH ORDINALITY w(model, n) JOIN embedded e ON e.model = w.model;
     END IF;
     FOR walk IN 1..2 LOOP
         IF walk_vectors IS NULL THEN
             SELECT n.ids, n.distances INTO ids, distances
-            FROM dof_nearest_passages_internal(query_vector, vector_dims(query_vector), searched[1], filter::text, wanted) n;
+            FROM dof_nearest_passages_internal(query_vector, vector_dims(query_vector), searched[1], filter::text, wanted, NULL) n;
         ELSE
             SELECT array_agg(u.id ORDER BY u.distance, u.id), array_agg(u.distance ORDER BY u.distance, u.id) INTO ids, distances
             FROM (SELECT u.id, u.distance
-                  FROM unnest(searched, walk_vectors) s(name, vector)
-                       CROSS JOIN LATERAL dof_nearest_passages_internal(s.vector, vector_dims(query_vector), s.name, filter::text, wanted) n
+                  FROM unnest(searched, searched_models, walk_vectors) s(name, model, vector)
+                       CROSS JOIN LATERAL dof_nearest_passages_internal(s.vector, vector_dims(query_vector), s.name, filter::text, wanted, s.model) n
                        CROSS JOIN LATERAL unnest(n.ids, n.distances) u(id, distance)
                   ORDER BY u.distance, u.id LIMIT wanted) u;
         END IF;
@@ -132,5 +163,5 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks, each by its nearest passage''s cosine distance (dof_passages; HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query; with collection NULL, every collection of the query''s dimension, each with the query embedded by its own model when models share the dimension';
-COMMENT ON FUNCTION dof_nearest_passages_internal(anyelement, integer, text, text, bigint) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks by their best passage, ties by id), planned once per dimension and backend; used by dof_vector_search';
+COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks, each by its nearest passage''s cosine distance (dof_passages; HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query; with collection NULL, every collection of the query''s dimension; chunks are compared with the query embedded by the model that embedded them (collections of several models, a collection re-indexed for a new model)';
+COMMENT ON FUNCTION dof_nearest_passages_internal(anyelement, integer, text, text, bigint, text) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks by their best passage, ties by id; of one collection and one model when named), planned once per dimension and backend; used by dof_vector_search';

@@ -129,5 +129,5 @@ fn dof_nearest_internal(
     wanted: i64,
 ) -> TableIterator<'static, (name!(ids, Option<Vec<i64>>), name!(distances, Option<Vec<f64>>))> {
     let chunks = Statement { function: "dof_nearest_internal", text: chunk_statement };
-    TableIterator::once(nearest(&chunks, query, dimension, collection, filter, wanted))
+    TableIterator::once(nearest(&chunks, query, dimension, collection, filter, wanted, None))
 }

@@ -54,8 +54,8 @@ pub(super) fn index_order(dimension: i32) -> &'static str {
 const PASSAGES_PER_CHUNK: i64 = 4;
 
 /// The index query of one dimension: ids and cosine distances of the `$4` nearest chunks
-/// of collection `$2` (NULL: any) whose metadata contains `$3` (jsonb as text, NULL: any),
-/// ordered by (distance, id). A chunk's distance is its nearest passage's (dof_passages):
+/// of collection `$2` (NULL: any) whose metadata contains `$3` (jsonb as text, NULL: any)
+/// and which model `$5` embedded (its registry name, NULL: any), ordered by (distance, id). A chunk's distance is its nearest passage's (dof_passages):
 /// the index walks its halfvec copy of the passages' vectors, the passages it yields are
 /// re-ranked by their stored float vectors' distance (a 16-bit copy would order near-equal
 /// chunks by rounding), and each chunk keeps its best. A dimension no index can hold is
@@ -74,6 +74,7 @@ fn statement(dimension: i32) -> String {
                            WHERE vector_dims(p.embedding) = {dimension}
                              AND ($2 IS NULL OR c.collection = $2)
                              AND ($3 IS NULL OR c.metadata @> $3::jsonb)
+                             AND ($5 IS NULL OR dof_chunk_model_name(c.model) = $5)
                            ORDER BY p.embedding::{order}({dimension}) <=> $1::{order}({dimension})
                            LIMIT ($4 + {SEARCH_MARGIN}) * {PASSAGES_PER_CHUNK}) hits
                      GROUP BY hits.chunk_id
@@ -94,7 +95,8 @@ pub(super) struct Statement {
 
 /// Internal: the `wanted` nearest chunks to `query` (a vector of `dimension` elements) in
 /// `collection` (NULL: all) with metadata containing `filter` (jsonb's text, NULL: any:
-/// pgrx's JsonB goes through serde_json's numbers, which would round 0.1000…01), each by
+/// pgrx's JsonB goes through serde_json's numbers, which would round 0.1000…01) embedded by
+/// `model` (NULL: any; a collection holds two while it is re-indexed for a new one), each by
 /// its nearest passage, through the dimension's HNSW index on dof_passages with the
 /// caller's `hnsw.*` settings; one row of ids and distances in (distance, id) order (NULL
 /// arrays when none). `dof_vector_search` checks the arguments.
@@ -106,12 +108,14 @@ fn dof_nearest_passages_internal(
     collection: Option<String>,
     filter: Option<String>,
     wanted: i64,
+    model: Option<String>,
 ) -> TableIterator<'static, (name!(ids, Option<Vec<i64>>), name!(distances, Option<Vec<f64>>))> {
     let passages = Statement { function: "dof_nearest_passages_internal", text: statement };
-    TableIterator::once(nearest(&passages, query, dimension, collection, filter, wanted))
+    TableIterator::once(nearest(&passages, query, dimension, collection, filter, wanted, model))
 }
 
-/// Runs the prepared `statement` of `dimension` (prepared on its first use in this backend).
+/// Runs the prepared `statement` of `dimension` (prepared on its first use in this backend),
+/// with its five parameters (0.2.0's statement has no `$5`: a parameter it does not read).
 pub(super) fn nearest(
     statement: &Statement,
     query: AnyElement,
@@ -119,6 +123,7 @@ pub(super) fn nearest(
     collection: Option<String>,
     filter: Option<String>,
     wanted: i64,
+    model: Option<String>,
 ) -> (Option<Vec<i64>>, Option<Vec<f64>>) {
     if !(1..=16000).contains(&dimension) {
         raise_invalid_parameter("a vector has 1 to 16000 dimensions");
@@ -130,12 +135,18 @@ pub(super) fn nearest(
             let prepared = match plans.entry((statement.function, dimension, vector_type)) {
                 Entry::Occupied(kept) => kept.into_mut(),
                 Entry::Vacant(slot) => {
-                    let types = [vector_type.into(), pg_sys::TEXTOID.into(), pg_sys::TEXTOID.into(), pg_sys::INT8OID.into()];
+                    let types = [
+                        vector_type.into(),
+                        pg_sys::TEXTOID.into(),
+                        pg_sys::TEXTOID.into(),
+                        pg_sys::INT8OID.into(),
+                        pg_sys::TEXTOID.into(),
+                    ];
                     slot.insert(client.prepare(&(statement.text)(dimension), &types)?.keep())
                 }
             };
             // SAFETY: the datum is the caller's argument of type vector_type, alive for this call
-            let args = [unsafe { DatumWithOid::new(query, vector_type) }, collection.into(), filter.into(), wanted.into()];
+            let args = [unsafe { DatumWithOid::new(query, vector_type) }, collection.into(), filter.into(), wanted.into(), model.into()];
             let table = client.select(&*prepared, Some(1), &args)?;
             let row = table.first();
             Ok::<_, pgrx::spi::SpiError>((row.get::<Vec<i64>>(1)?, row.get::<Vec<f64>>(2)?))

@@ -116,9 +116,13 @@ JOIN dof_chunks c ON c.id = v.chunk_id;
 INSERT INTO dof_collections (name, model) VALUES ('e5-int8', 'multilingual-e5-small-int8');
 INSERT INTO dof_documents (collection, source_id, body) VALUES
  ('e5-int8', 'aviso', 'Aviso de licitación pública de obra'), ('e5-int8', 'nota', 'Nota sobre el tipo de cambio');
-SELECT dof_vector_search_collections(NULL, (dof_collection()).model, 384) AS walked,
-       dof_vector_search_collections('few', 'hash-384', 384) AS named,
-       dof_vector_search_collections(NULL, 'hash-12', 12) AS one_model_of_its_dimension;
+CREATE FUNCTION pg_temp.walks(collection text, model text, dimension integer) RETURNS text[]
+    LANGUAGE sql RETURN (SELECT array_agg(format('%s/%s', coalesce(w.walk_collection, 'all'), coalesce(w.walk_model, 'any'))
+                                          ORDER BY w.walk_collection, w.walk_model)
+                         FROM dof_vector_search_collections(collection, model, dimension) w);
+SELECT pg_temp.walks(NULL, (dof_collection()).model, 384) AS walked,
+       pg_temp.walks('few', 'hash-384', 384) AS named,
+       pg_temp.walks(NULL, 'hash-12', 12) AS one_model_of_its_dimension;
 SELECT l.leg = e.exact AS as_exact_search, cardinality(l.leg) AS rows, l.collections
 FROM (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS leg, array_agg(DISTINCT c.collection) AS collections
       FROM dof_vector_search('aviso de licitación pública', 20) v JOIN dof_chunks c ON c.id = v.chunk_id) l,
@@ -145,6 +149,40 @@ FROM (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS leg, array_agg(DISTINCT c.
 ROLLBACK;
 DELETE FROM dof_documents WHERE collection = 'e5-int8';
 DELETE FROM dof_collections WHERE name = 'e5-int8';
+-- A collection whose model is changed holds the old model's vectors until dof_requeue has
+-- re-indexed it: each chunk is compared with the query embedded by the model that embedded
+-- it, as exact search orders them (compared with the new model's query vector, e5's chunks
+-- were points of another space), while it is re-indexed, and after.
+INSERT INTO dof_collections (name) VALUES ('switched');
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('switched', 'aguas', E'# Ley de aguas\n\nArtículo 1. El agua es un bien nacional que la Comisión administra.\n\nArtículo 2. Las concesiones de agua duran treinta años.'),
+ ('switched', 'minas', E'# Ley de minas\n\nArtículo 1. Los minerales del subsuelo pertenecen a la nación.'),
+ ('switched', 'puertos', E'# Ley de puertos\n\nArtículo 1. Los puertos y terminales se concesionan por licitación.'),
+ ('switched', 'salud', E'# Ley de salud\n\nArtículo 1. Toda persona tiene derecho a la protección de la salud.');
+CREATE FUNCTION pg_temp.switched_exact(query text) RETURNS bigint[]
+    LANGUAGE sql RETURN (SELECT array_agg(e.id ORDER BY e.d, e.id)
+                         FROM (SELECT c.id, min(p.embedding <=> dof_embed_query(query, dof_chunk_model_name(c.model))) AS d
+                               FROM dof_chunks c JOIN dof_passages p ON p.chunk_id = c.id
+                               WHERE c.collection = 'switched' GROUP BY c.id ORDER BY 2, 1 LIMIT 5) e);
+CREATE FUNCTION pg_temp.switched_leg(query text) RETURNS bigint[]
+    LANGUAGE sql RETURN (SELECT array_agg(v.chunk_id ORDER BY v.rank) FROM dof_vector_search(query, 5, 'switched') v);
+SELECT pg_temp.switched_leg('duración de las concesiones de agua') AS e5_leg \gset
+UPDATE dof_collections SET model = 'hash-384' WHERE name = 'switched';
+SELECT pg_temp.walks('switched', 'hash-384', 384) AS walks_before_requeue,
+       pg_temp.switched_leg('duración de las concesiones de agua') = :'e5_leg' AS leg_as_before_the_change,
+       (SELECT d.source_id FROM dof_vector_search('duración de las concesiones de agua', 1, 'switched') v
+        JOIN dof_chunks c ON c.id = v.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first;
+SELECT dof_index_document(id) AS reindexed FROM dof_documents WHERE collection = 'switched' AND source_id IN ('minas', 'salud');
+SELECT pg_temp.walks('switched', 'hash-384', 384) AS walks_while_reindexed,
+       pg_temp.switched_leg(q) = pg_temp.switched_exact(q) AS as_exact_search,
+       (SELECT array_agg(DISTINCT dof_chunk_model_name(c.model)) FROM unnest(pg_temp.switched_leg(q)) i JOIN dof_chunks c ON c.id = i) AS models_found
+FROM (VALUES ('duración de las concesiones de agua'), ('Ley de salud')) q(q);
+SELECT dof_requeue('switched') AS requeued;
+CALL dof_process_queue();
+SELECT pg_temp.walks('switched', 'hash-384', 384) AS walks_after_requeue,
+       pg_temp.switched_leg('Ley de salud') = pg_temp.switched_exact('Ley de salud') AS as_exact_search;
+DELETE FROM dof_documents WHERE collection = 'switched';
+DELETE FROM dof_collections WHERE name = 'switched';
 -- a metadata filter is matched exactly, digits beyond a double's included
 INSERT INTO dof_documents (collection, source_id, body, metadata) VALUES ('few', 'few-exact', 'Nota breve 4', '{"n": 0.1000000000000000000001}');
 SELECT count(*) AS exact_filter_matches FROM dof_vector_search('Nota breve', 5, 'few', '{"n": 0.1000000000000000000001}');
