@@ -53,16 +53,16 @@ pub(super) fn index_order(dimension: i32) -> &'static str {
 /// its first few, and 4 x 100 (the least `wanted`) is hnsw.ef_search's 400, one graph walk.
 const PASSAGES_PER_CHUNK: i64 = 4;
 
-/// The index query of one dimension: ids and cosine distances of the `$4` nearest chunks
-/// of collection `$2` (NULL: any) whose metadata contains `$3` (jsonb as text, NULL: any)
-/// and which model `$5` embedded (its registry name, NULL: any), ordered by (distance, id). A chunk's distance is its nearest passage's (dof_passages):
-/// the index walks its halfvec copy of the passages' vectors, the passages it yields are
-/// re-ranked by their stored float vectors' distance (a 16-bit copy would order near-equal
-/// chunks by rounding), and each chunk keeps its best. A dimension no index can hold is
-/// scanned in float order: exact. The join to dof_chunks applies the caller's row-level
-/// security and the filters; the best `$4` + `SEARCH_MARGIN` chunks are then read to leave
-/// out tables of contents (`dof_contents`, which reads a chunk's text: not for every
-/// passage the index yields).
+/// The index query of one dimension: ids and cosine distances of the `$4` nearest chunks of
+/// collection `$2` (NULL: any) whose metadata contains `$3` (jsonb as text, NULL: any) and
+/// which model `$5` embedded (its registry name, NULL: any), ordered by (distance, id). A
+/// chunk's distance is its nearest passage's (dof_passages): the index walks its halfvec
+/// copy of the passages' vectors, the passages it yields are re-ranked by their stored
+/// float vectors' distance (a 16-bit copy would order near-equal chunks by rounding), and
+/// each chunk keeps its best. A dimension no index can hold is scanned in float order:
+/// exact. The join to dof_chunks applies the caller's row-level security and the filters;
+/// the best `$4` + `SEARCH_MARGIN` chunks are then read to leave out tables of contents
+/// (`dof_contents`, which reads a chunk's text: not for every passage the index yields).
 fn statement(dimension: i32) -> String {
     let order = index_order(dimension);
     format!(
