@@ -30,24 +30,36 @@ COMMENT ON FUNCTION dof_collection_chunk_models(text) IS 'The models (dof_models
 -- dimension other than the query's, each (collection, model) of that dimension is walked
 -- with the query embedded by that model, as a search of a collection of that model, and
 -- the walks are merged by (distance, id) (e5 and its int8 variant are comparable: their
--- vectors of one text are within a small angle). A model is read from the chunks held
--- (dof_collection_chunk_models): an empty collection's model is not run (a collection
--- whose model files are missing holds none), and chunks of a model no longer registered
--- are left out of such walks. With one model per dimension, the usual case, it is one walk
--- of the collection named (NULL: all), as before.
+-- vectors of one text are within a small angle). A model is read from the chunks held: an
+-- empty collection's model is not run (a collection whose model files are missing holds
+-- none), and chunks of a model no longer registered are left out of such walks. Two index
+-- probes a collection, its first model and whether it holds another (only then are its
+-- models listed, dof_collection_chunk_models): over 100 collections, listing every
+-- collection's models cost 1.01 ms a search, two probes 0.29 ms, and one probe (whether it
+-- holds chunks, before models were read from them) 0.13 ms; over 3, 0.042, 0.029 and 0.013
+-- ms. With one model per dimension, the usual case, it is one walk of the collection named
+-- (NULL: all), as before.
 CREATE FUNCTION dof_vector_search_collections(collection text, model text, dimension integer)
     RETURNS TABLE (walk_collection text, walk_model text)
     LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    WITH held AS (SELECT o.name, h.model
-                  FROM dof_collections o CROSS JOIN LATERAL dof_collection_chunk_models(o.name) h(model)
-                  JOIN dof_models m ON m.name = h.model
-                  WHERE m.dimension = dof_vector_search_collections.dimension
-                    AND (dof_vector_search_collections.collection IS NULL OR o.name = dof_vector_search_collections.collection)),
-         mixed AS (SELECT EXISTS (SELECT FROM held WHERE held.model IS DISTINCT FROM dof_vector_search_collections.model) AS models)
+    WITH firsts AS MATERIALIZED (
+             SELECT o.name, f.first_model,
+                    (SELECT min(c.model) FROM dof_chunks c WHERE c.collection = o.name AND c.model > f.first_model) IS NOT NULL AS more
+             FROM dof_collections o
+                  CROSS JOIN LATERAL (SELECT min(c.model) AS first_model FROM dof_chunks c WHERE c.collection = o.name) f
+             WHERE dof_vector_search_collections.collection IS NULL OR o.name = dof_vector_search_collections.collection),
+         held AS (SELECT f.name, dof_chunk_model_name(f.first_model) AS model FROM firsts f
+                  WHERE f.first_model IS NOT NULL AND NOT f.more
+                  UNION ALL
+                  SELECT f.name, h.model FROM firsts f CROSS JOIN LATERAL dof_collection_chunk_models(f.name) h(model)
+                  WHERE f.more),
+         walked AS (SELECT held.name, held.model FROM held JOIN dof_models m ON m.name = held.model
+                    WHERE m.dimension = dof_vector_search_collections.dimension),
+         mixed AS (SELECT EXISTS (SELECT FROM walked WHERE walked.model IS DISTINCT FROM dof_vector_search_collections.model) AS models)
     SELECT dof_vector_search_collections.collection, NULL::text FROM mixed WHERE NOT mixed.models
     UNION ALL
-    SELECT held.name, held.model FROM held, mixed WHERE mixed.models;
+    SELECT walked.name, walked.model FROM walked, mixed WHERE mixed.models;
 END;
 COMMENT ON FUNCTION dof_vector_search_collections(text, text, integer) IS 'Internal: the walks of dof_vector_search, as (collection, model), NULL for any: one walk of the collection named (NULL: all), unless the chunks searched hold vectors of the query''s dimension by another model than the query''s (collections of several models, or one being re-indexed for a new model): then each (collection, model) of that dimension, which dof_vector_search walks with the query embedded by that model';
 
