@@ -58,6 +58,8 @@ log "the vector leg at scale: HNSW build settings x ef_search, speed and recall@
 bash bench/scripts/vector_grid.sh
 log "the vector leg at scale: its HNSW index on halfvec (the product's) vs on the float vectors, speed, recall@10 and size"
 bash bench/scripts/index_kinds.sh
+log "the vector leg's walks: reading the models each collection's chunks hold vs each collection's configured model (3 and 100 collections)"
+bash bench/scripts/vector_walks.sh
 log "search at scale with shared memory in 2 MB huge pages vs 4 kB pages (alternating restarts of the cluster)"
 bash bench/scripts/huge_pages.sh
 log "search at scale, this tree vs the code and timing loop before this release's search changes (alternating)"

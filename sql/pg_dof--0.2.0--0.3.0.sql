@@ -1144,21 +1144,26 @@ COMMENT ON FUNCTION dof_collection_chunk_models(text) IS 'The models (dof_models
 -- empty collection's model is not run (a collection whose model files are missing holds
 -- none), and chunks of a model no longer registered are left out of such walks. Two index
 -- probes a collection, its first model and whether it holds another (only then are its
--- models listed, dof_collection_chunk_models): over 100 collections, listing every
--- collection's models cost 1.01 ms a search, two probes 0.29 ms, and one probe (whether it
--- holds chunks, before models were read from them) 0.13 ms; over 3, 0.042, 0.029 and 0.013
--- ms. With one model per dimension, the usual case, it is one walk of the collection named
--- (NULL: all), as before.
+-- models listed, dof_collection_chunk_models; listing every collection's models cost 1.0 ms
+-- a search over 100 collections). Its plan is generic: as a SQL function inlined into
+-- dof_vector_search's statement, or with custom plans, a table not yet analyzed made
+-- PostgreSQL plan it again on every search (0.43 ms a search naming a collection). It takes
+-- 0.033 ms a search over 3 collections, 0.027 ms naming one and 0.26 ms over 100, against
+-- 0.010, 0.005 and 0.095 ms for one probe a collection, whether it holds chunks, before
+-- models were read from them (bench/scripts/vector_walks.sh). With one model per
+-- dimension, the usual case, it is one walk of the collection named (NULL: all), as before.
 CREATE FUNCTION dof_vector_search_collections(collection text, model text, dimension integer)
     RETURNS TABLE (walk_collection text, walk_model text)
-    LANGUAGE sql STABLE PARALLEL SAFE
-BEGIN ATOMIC
+    LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+    searched text[] := CASE WHEN collection IS NULL THEN ARRAY(SELECT o.name FROM dof_collections o) ELSE ARRAY[collection] END;
+BEGIN
+    RETURN QUERY
     WITH firsts AS MATERIALIZED (
-             SELECT o.name, f.first_model,
-                    (SELECT min(c.model) FROM dof_chunks c WHERE c.collection = o.name AND c.model > f.first_model) IS NOT NULL AS more
-             FROM dof_collections o
-                  CROSS JOIN LATERAL (SELECT min(c.model) AS first_model FROM dof_chunks c WHERE c.collection = o.name) f
-             WHERE dof_vector_search_collections.collection IS NULL OR o.name = dof_vector_search_collections.collection),
+             SELECT s.name, f.first_model,
+                    (SELECT min(c.model) FROM dof_chunks c WHERE c.collection = s.name AND c.model > f.first_model) IS NOT NULL AS more
+             FROM unnest(searched) s(name)
+                  CROSS JOIN LATERAL (SELECT min(c.model) AS first_model FROM dof_chunks c WHERE c.collection = s.name) f),
          held AS (SELECT f.name, dof_chunk_model_name(f.first_model) AS model FROM firsts f
                   WHERE f.first_model IS NOT NULL AND NOT f.more
                   UNION ALL
@@ -1170,7 +1175,8 @@ BEGIN ATOMIC
     SELECT dof_vector_search_collections.collection, NULL::text FROM mixed WHERE NOT mixed.models
     UNION ALL
     SELECT walked.name, walked.model FROM walked, mixed WHERE mixed.models;
-END;
+END
+$$;
 COMMENT ON FUNCTION dof_vector_search_collections(text, text, integer) IS 'Internal: the walks of dof_vector_search, as (collection, model), NULL for any: one walk of the collection named (NULL: all), unless the chunks searched hold vectors of the query''s dimension by another model than the query''s (collections of several models, or one being re-indexed for a new model): then each (collection, model) of that dimension, which dof_vector_search walks with the query embedded by that model';
 
 -- The vector leg's comment names its Rust file as renamed (src/api/vector_search.rs), and
