@@ -36,6 +36,35 @@ VALUES ('multilingual-e5-small-int8', 'onnx', 'multilingual-e5-small-int8/model.
 COMMENT ON TABLE dof_models IS
     'Embedding models: ONNX encoders (files relative to pg_dof.model_dir unless absolute) and hash embedders; one is the default';
 
+-- A model whose vectors chunks still hold cannot be deleted or renamed: the chunks keep its
+-- name (dof_chunks.model), and the vector leg compares each chunk with the query embedded by
+-- that model (dof_vector_search_collections); without the registry row they would be
+-- compared with another model's query vector, or left out, until re-indexed. A collection
+-- naming the model is already kept by its foreign key; this covers the chunks a collection
+-- moved to another model still holds until dof_requeue has re-indexed them.
+CREATE FUNCTION dof_models_in_use() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    holding text;
+BEGIN
+    IF TG_OP = 'UPDATE' AND NEW.name = OLD.name THEN
+        RETURN NEW;
+    END IF;
+    SELECT string_agg(format('"%s"', o.name), ', ' ORDER BY o.name) INTO holding
+    FROM dof_collections o
+    WHERE EXISTS (SELECT FROM dof_collection_chunk_models(o.name) m(model) WHERE m.model = OLD.name);
+    IF holding IS NOT NULL THEN
+        RAISE EXCEPTION 'model "%" embedded chunks still stored in collection %', OLD.name, holding
+            USING ERRCODE = 'object_in_use',
+                  HINT = 'the vector leg searches them with this model: re-index them with the collection''s model first (SELECT dof_requeue(collection), then the queue workers or CALL dof_process_queue())';
+    END IF;
+    RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+END
+$$;
+CREATE TRIGGER dof_models_in_use BEFORE DELETE OR UPDATE OF name ON dof_models
+    FOR EACH ROW EXECUTE FUNCTION dof_models_in_use();
+COMMENT ON FUNCTION dof_models_in_use() IS 'Trigger: refuses (55006) to delete or rename a model whose vectors stored chunks hold (a collection moved to another model and not yet re-indexed), naming the collections';
+
 -- A chunk's model as registered: dof_chunks.model is the registry name and its revision,
 -- "name@revision" (dof_index_document), and a name holds no "@" (dof_models' CHECK).
 CREATE FUNCTION dof_chunk_model_name(model text) RETURNS text

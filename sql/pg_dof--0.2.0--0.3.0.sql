@@ -1111,6 +1111,35 @@ COMMENT ON FUNCTION dof_collection(text) IS 'The dof_collections row of a collec
 DROP INDEX dof_chunks_collection_idx;
 CREATE INDEX dof_chunks_collection_model_idx ON dof_chunks (collection, model);
 
+-- A model whose vectors chunks still hold cannot be deleted or renamed: the chunks keep its
+-- name (dof_chunks.model), and the vector leg compares each chunk with the query embedded by
+-- that model (dof_vector_search_collections); without the registry row they would be
+-- compared with another model's query vector, or left out, until re-indexed. A collection
+-- naming the model is already kept by its foreign key; this covers the chunks a collection
+-- moved to another model still holds until dof_requeue has re-indexed them.
+CREATE FUNCTION dof_models_in_use() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    holding text;
+BEGIN
+    IF TG_OP = 'UPDATE' AND NEW.name = OLD.name THEN
+        RETURN NEW;
+    END IF;
+    SELECT string_agg(format('"%s"', o.name), ', ' ORDER BY o.name) INTO holding
+    FROM dof_collections o
+    WHERE EXISTS (SELECT FROM dof_collection_chunk_models(o.name) m(model) WHERE m.model = OLD.name);
+    IF holding IS NOT NULL THEN
+        RAISE EXCEPTION 'model "%" embedded chunks still stored in collection %', OLD.name, holding
+            USING ERRCODE = 'object_in_use',
+                  HINT = 'the vector leg searches them with this model: re-index them with the collection''s model first (SELECT dof_requeue(collection), then the queue workers or CALL dof_process_queue())';
+    END IF;
+    RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+END
+$$;
+CREATE TRIGGER dof_models_in_use BEFORE DELETE OR UPDATE OF name ON dof_models
+    FOR EACH ROW EXECUTE FUNCTION dof_models_in_use();
+COMMENT ON FUNCTION dof_models_in_use() IS 'Trigger: refuses (55006) to delete or rename a model whose vectors stored chunks hold (a collection moved to another model and not yet re-indexed), naming the collections';
+
 -- The models a collection's chunks were embedded by, by registry name (dof_chunk_model_name):
 -- one, except while the collection is re-indexed after a change of its model (dof_requeue),
 -- when its chunks not yet re-indexed still hold the old model's vectors. A skip scan of

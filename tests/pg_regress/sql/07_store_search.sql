@@ -183,6 +183,24 @@ SELECT pg_temp.walks('switched', 'hash-384', 384) AS walks_after_requeue,
        pg_temp.switched_leg('Ley de salud') = pg_temp.switched_exact('Ley de salud') AS as_exact_search;
 DELETE FROM dof_documents WHERE collection = 'switched';
 DELETE FROM dof_collections WHERE name = 'switched';
+-- a model whose vectors chunks still hold is not deleted or renamed (the chunks name it and
+-- are searched with it), until they are re-indexed with the collection's model
+INSERT INTO dof_models (name, kind, dimension) VALUES ('hash-384-old', 'hash', 384);
+INSERT INTO dof_collections (name, model) VALUES ('moving', 'hash-384-old');
+INSERT INTO dof_documents (collection, source_id, body) VALUES ('moving', 'nota', 'Nota sobre el tipo de cambio');
+UPDATE dof_collections SET model = 'hash-384' WHERE name = 'moving';
+\set VERBOSITY sqlstate
+DELETE FROM dof_models WHERE name = 'hash-384-old';
+\set VERBOSITY default
+UPDATE dof_models SET name = 'hash-384-renamed' WHERE name = 'hash-384-old';
+SELECT count(*) AS still_registered FROM dof_models WHERE name = 'hash-384-old';
+UPDATE dof_models SET max_positions = 256 WHERE name = 'hash-384-old';
+SELECT dof_requeue('moving') AS requeued;
+CALL dof_process_queue();
+DELETE FROM dof_models WHERE name = 'hash-384-old';
+SELECT count(*) AS deleted_once_reindexed FROM dof_models WHERE name = 'hash-384-old';
+DELETE FROM dof_documents WHERE collection = 'moving';
+DELETE FROM dof_collections WHERE name = 'moving';
 -- a metadata filter is matched exactly, digits beyond a double's included
 INSERT INTO dof_documents (collection, source_id, body, metadata) VALUES ('few', 'few-exact', 'Nota breve 4', '{"n": 0.1000000000000000000001}');
 SELECT count(*) AS exact_filter_matches FROM dof_vector_search('Nota breve', 5, 'few', '{"n": 0.1000000000000000000001}');
