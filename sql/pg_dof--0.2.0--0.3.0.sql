@@ -1128,10 +1128,14 @@ BEGIN
     SELECT string_agg(format('"%s"', o.name), ', ' ORDER BY o.name) INTO holding
     FROM dof_collections o
     WHERE EXISTS (SELECT FROM dof_collection_chunk_models(o.name) m(model) WHERE m.model = OLD.name);
-    IF holding IS NOT NULL THEN
+    IF holding IS NOT NULL AND TG_OP = 'DELETE' THEN
         RAISE EXCEPTION 'model "%" embedded chunks still stored in collection %', OLD.name, holding
             USING ERRCODE = 'object_in_use',
                   HINT = 'the vector leg searches them with this model: re-index them with the collection''s model first (SELECT dof_requeue(collection), then the queue workers or CALL dof_process_queue())';
+    ELSIF holding IS NOT NULL THEN
+        RAISE EXCEPTION 'model "%" cannot be renamed: chunks stored in collection % name it', OLD.name, holding
+            USING ERRCODE = 'object_in_use',
+                  HINT = format('register the same files under the new name (dof_register_model(%L, …)), move the collections to it (UPDATE dof_collections SET model = %L …) and re-index them (dof_requeue)', NEW.name, NEW.name);
     END IF;
     RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
 END
