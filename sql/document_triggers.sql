@@ -37,7 +37,7 @@ BEGIN
     IF (CASE WHEN TG_OP = 'INSERT' THEN true ELSE NEW.source_id IS DISTINCT FROM OLD.source_id END) THEN
         -- a blank one names no document: a search's results and dof_evaluate's questions name
         -- documents by it (dof load makes each from a file's path, never blank)
-        IF NEW.source_id !~ '[^[:space:]]' THEN
+        IF dof_blank_text(NEW.source_id) THEN
             RAISE EXCEPTION 'document source_id is empty' USING ERRCODE = 'invalid_parameter_value',
                 HINT = 'give each document an id of its own: a file''s path, a DOF note''s number';
         END IF;
@@ -127,7 +127,7 @@ $$;
 CREATE TRIGGER dof_collections_after AFTER UPDATE OF text_search_config ON dof_collections
     FOR EACH ROW WHEN (OLD.text_search_config IS DISTINCT FROM NEW.text_search_config)
     EXECUTE FUNCTION dof_collections_after();
-COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023) and a source_id over 2048 bytes (54000, the unique index''s entries hold 2,704; also when an UPDATE gives a new one), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
+COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023), and a source_id where one is given (an INSERT, or an UPDATE that changes it) that is blank (22023) or over 2048 bytes (54000, the unique index''s entries hold 2,704), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
 COMMENT ON FUNCTION dof_blank_body(text) IS 'True when a body holds nothing to index: only whitespace after its byte order mark and YAML front matter (such a body gives no chunk; the trigger refuses it)';
 COMMENT ON FUNCTION dof_front_matter(text) IS 'The fields of the YAML front matter (a block between --- lines at the start, after a byte order mark if there is one) of a body, as jsonb; NULL when there is none; a block that is not a YAML mapping is text (a WARNING says why)';
 COMMENT ON FUNCTION dof_documents_after() IS 'Trigger: indexes the document now, or queues it for a deferred collection (not during a restore: see dof_restoring)';

@@ -576,6 +576,16 @@ BEGIN
 END
 $$;
 
+-- A text that holds nothing but whitespace (or nothing): the one rule for a blank search
+-- query (dof_check_query; dof_vector_search, where a blank query_embedding's text leaves
+-- that vector to stand for every model) and a blank document id (dof_documents_before).
+-- NULL gives NULL: each caller says what NULL means for it. (A document's body has its own
+-- rule, dof_blank_body: a byte order mark and front matter count as blank there.)
+CREATE FUNCTION dof_blank_text(value text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN value !~ '[^[:space:]]';
+COMMENT ON FUNCTION dof_blank_text(text) IS 'Whether a text holds only whitespace or nothing (NULL: NULL): what a blank search query and a blank document source_id are';
+
 -- YAML front matter is data: the trigger makes its fields the document's metadata and its
 -- title the document's title, and the chunker (this library) leaves the block out of every
 -- chunk. Documents stored before keep their chunks until they are indexed again
@@ -606,7 +616,7 @@ BEGIN
     IF (CASE WHEN TG_OP = 'INSERT' THEN true ELSE NEW.source_id IS DISTINCT FROM OLD.source_id END) THEN
         -- a blank one names no document: a search's results and dof_evaluate's questions name
         -- documents by it (dof load makes each from a file's path, never blank)
-        IF NEW.source_id !~ '[^[:space:]]' THEN
+        IF dof_blank_text(NEW.source_id) THEN
             RAISE EXCEPTION 'document source_id is empty' USING ERRCODE = 'invalid_parameter_value',
                 HINT = 'give each document an id of its own: a file''s path, a DOF note''s number';
         END IF;
@@ -645,7 +655,7 @@ BEGIN
     RETURN NEW;
 END
 $$;
-COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023) and a source_id over 2048 bytes (54000, the unique index''s entries hold 2,704; also when an UPDATE gives a new one), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
+COMMENT ON FUNCTION dof_documents_before() IS 'Trigger: refuses a blank body (22023), and a source_id where one is given (an INSERT, or an UPDATE that changes it) that is blank (22023) or over 2048 bytes (54000, the unique index''s entries hold 2,704), classifies the document (a restored one keeps its stored pattern and body) and makes its YAML front matter its metadata and title';
 -- The trigger checks a new source_id given by an UPDATE too (dof_documents_before, above)
 DROP TRIGGER dof_documents_before ON dof_documents;
 CREATE TRIGGER dof_documents_before BEFORE INSERT OR UPDATE OF body, collection, source_id ON dof_documents
@@ -1025,7 +1035,7 @@ SELECT dof_vector_index(m.dimension) FROM (SELECT DISTINCT dimension FROM dof_mo
 CREATE FUNCTION dof_check_query(query text, what text DEFAULT 'query') RETURNS void
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 BEGIN
-    IF query ~ '^[[:space:]]*$' THEN
+    IF dof_blank_text(query) THEN
         RAISE EXCEPTION '% is empty', what USING ERRCODE = 'invalid_parameter_value',
             HINT = 'pass the words or the question to search for';
     END IF;
@@ -1293,7 +1303,7 @@ BEGIN
     -- inlined, the embedding would run once per walk)
     IF searched_models[1] IS NOT NULL THEN
         WITH embedded AS MATERIALIZED (
-                 SELECT m.model, CASE WHEN m.model = settings.model OR coalesce(btrim(query), '') = ''
+                 SELECT m.model, CASE WHEN m.model = settings.model OR coalesce(dof_blank_text(query), true)
                                       THEN query_vector ELSE dof_embed_query(query, m.model) END AS vector
                  FROM (SELECT DISTINCT w.model FROM unnest(searched_models) w(model)) m)
         SELECT array_agg(e.vector ORDER BY w.n) INTO walk_vectors

@@ -170,6 +170,16 @@ BEGIN
 END
 $$;
 
+-- A text that holds nothing but whitespace (or nothing): the one rule for a blank search
+-- query (dof_check_query; dof_vector_search, where a blank query_embedding's text leaves
+-- that vector to stand for every model) and a blank document id (dof_documents_before).
+-- NULL gives NULL: each caller says what NULL means for it. (A document's body has its own
+-- rule, dof_blank_body: a byte order mark and front matter count as blank there.)
+CREATE FUNCTION dof_blank_text(value text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN value !~ '[^[:space:]]';
+COMMENT ON FUNCTION dof_blank_text(text) IS 'Whether a text holds only whitespace or nothing (NULL: NULL): what a blank search query and a blank document source_id are';
+
 -- A search's query text is not blank: embedded, a blank query is the model's query prefix
 -- alone, and its nearest chunks are arbitrary (a search box sent empty listed k unrelated
 -- chunks with scores); parsed, it has no words. NULL passes: each search says what NULL
@@ -182,7 +192,7 @@ $$;
 CREATE FUNCTION dof_check_query(query text, what text DEFAULT 'query') RETURNS void
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 BEGIN
-    IF query ~ '^[[:space:]]*$' THEN
+    IF dof_blank_text(query) THEN
         RAISE EXCEPTION '% is empty', what USING ERRCODE = 'invalid_parameter_value',
             HINT = 'pass the words or the question to search for';
     END IF;

@@ -154,7 +154,7 @@ BEGIN
     -- inlined, the embedding would run once per walk)
     IF searched_models[1] IS NOT NULL THEN
         WITH embedded AS MATERIALIZED (
-                 SELECT m.model, CASE WHEN m.model = settings.model OR coalesce(btrim(query), '') = ''
+                 SELECT m.model, CASE WHEN m.model = settings.model OR coalesce(dof_blank_text(query), true)
                                       THEN query_vector ELSE dof_embed_query(query, m.model) END AS vector
                  FROM (SELECT DISTINCT w.model FROM unnest(searched_models) w(model)) m)
         SELECT array_agg(e.vector ORDER BY w.n) INTO walk_vectors

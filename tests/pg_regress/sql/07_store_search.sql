@@ -136,6 +136,11 @@ FROM (SELECT array_agg(v.chunk_id ORDER BY v.rank) AS leg, array_agg(DISTINCT c.
 SELECT array_agg(v.chunk_id ORDER BY v.rank) = (SELECT array_agg(w.chunk_id ORDER BY w.rank) FROM dof_vector_search('aviso de licitación pública', 20) w)
        AS embedding_given_as_without
 FROM dof_vector_search('aviso de licitación pública', 20, query_embedding => dof_embed_query('aviso de licitación pública')) v;
+-- with a blank text (whitespace only, as a blank search query is: dof_blank_text), or none,
+-- the vector stands for every model
+SELECT (SELECT array_agg(v.chunk_id ORDER BY v.rank) FROM dof_vector_search(E' \t', 20, query_embedding => x.v) v)
+       = (SELECT array_agg(v.chunk_id ORDER BY v.rank) FROM dof_vector_search(NULL, 20, query_embedding => x.v) v) AS blank_text_as_none
+FROM (SELECT dof_embed_query('aviso de licitación pública') AS v) x;
 -- and so when the only collection holding chunks is of another model than the default's
 BEGIN;
 DELETE FROM dof_documents WHERE collection IN ('default', 'e5-int8');
