@@ -79,14 +79,25 @@ check "$(for i in 0 1; do shard_q "$i" -c "SELECT string_agg(id::text, ',' ORDER
 # chunks, and the scores rank by rank are compared apart, all of them.
 above_last() { awk -F'|' '{ rows[NR] = $0; id[NR] = $1; score[NR] = $4; last[$1] = $4 }
                           END { for (i = 1; i <= NR; i++) if (score[i] != last[id[i]]) print rows[i] }'; }
+# SQL run on one server and, through the coordinator, on every shard
+everywhere() { q -c "$1"; coord -c "SELECT sum(n) FROM dof_cluster_execute(\$\$$1\$\$) n" >/dev/null; }
+# a search statement's rows on one server and through the coordinator, into
+# $work/single-NAME.out and $work/cluster-NAME.out, with exact vector legs on every side
+exact_answers() { # SQL NAME
+  for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof SET enable_indexscan = off"; done
+  PGOPTIONS='-c enable_indexscan=off' q -c "$1" > "$work/single-$2.out"
+  coord -c "$1" > "$work/cluster-$2.out"
+  for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof RESET enable_indexscan"; done
+}
+# whether NAME's top 10 are the same on both sides, rows tied at the tenth score apart
+same_top() { diff <(above_last < "$work/single-$1.out" | cut -d'|' -f1,3,4 | sort) \
+                  <(above_last < "$work/cluster-$1.out" | cut -d'|' -f1,3,4 | sort) >/dev/null && echo equal; }
 # a search over every collection, with a collection on another model of the query's
 # dimension beside 't' (hash-384 beside e5's 384), before the loader adds collections one
 # server does not have: each shard embeds the query's text by that collection's own model,
 # as one server does (the shards compared the one e5 vector the coordinator passes with
 # hash-384's vectors too). Exact vector legs on both sides, as the comparisons below.
-mixed="INSERT INTO dof_collections (name, model) VALUES ('h', 'hash-384')"
-q -c "$mixed"
-coord -c "SELECT sum(n) FROM dof_cluster_execute(\$\$$mixed\$\$) n" >/dev/null
+everywhere "INSERT INTO dof_collections (name, model) VALUES ('h', 'hash-384')"
 sed "s/('t', '/('h', 'h-/" "$single_script" | head -n 24 > "$work/single-h.sql"
 sed "s/('t', '/('h', 'h-/" "$cluster_script" | head -n 24 > "$work/cluster-h.sql"
 PGOPTIONS='-c client_min_messages=warning' q -f "$work/single-h.sql"
@@ -101,32 +112,18 @@ every_sql="SELECT q.n || '|' || h.n || '|' || md5(h.content) || '|' || round(h.s
                  FROM (VALUES $(awk 'NF' "$work/every-queries" | sed "s/'/''/g; s/.*/('&')/" | paste -sd,)) v(query)) q,
                 LATERAL dof_hybrid_search(q.query, 10, NULL) WITH ORDINALITY AS h(chunk_id, document_id, source_id, heading_path, content, score, vector_rank, text_rank, n)
            ORDER BY q.n, h.n"
-for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof SET enable_indexscan = off"; done
-PGOPTIONS='-c enable_indexscan=off' q -c "$every_sql" > "$work/single-every.out"
-coord -c "$every_sql" > "$work/cluster-every.out"
-for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof RESET enable_indexscan"; done
-same=$(diff <(above_last < "$work/single-every.out" | cut -d'|' -f1,3,4 | sort) \
-            <(above_last < "$work/cluster-every.out" | cut -d'|' -f1,3,4 | sort) >/dev/null && echo equal)
-check "$(grep -c '|h-' "$work/single-every.out" | awk '$1 > 0 {print "h"}')/$same" "h/equal" \
+exact_answers "$every_sql" every
+check "$(grep -c '|h-' "$work/single-every.out" | awk '$1 > 0 {print "h"}')/$(same_top every)" "h/equal" \
       "collection NULL over e5 and hash-384 collections: the coordinator's top 10 equal one server's (exact legs)"
 # 'h' moved to e5 and not yet re-indexed: its chunks hold hash-384's vectors, compared with
 # the query embedded by hash-384 as before the change, on one server and on the shards (they
 # were compared with the e5 query vector, as if 'h' were one walk with 't')
-switch="UPDATE dof_collections SET model = 'multilingual-e5-small' WHERE name = 'h'"
-q -c "$switch"
-coord -c "SELECT sum(n) FROM dof_cluster_execute(\$\$$switch\$\$) n" >/dev/null
-for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof SET enable_indexscan = off"; done
-PGOPTIONS='-c enable_indexscan=off' q -c "$every_sql" > "$work/single-switched.out"
-coord -c "$every_sql" > "$work/cluster-switched.out"
-for i in 0 1; do shard_q "$i" -c "ALTER DATABASE pg_dof RESET enable_indexscan"; done
-same=$(diff "$work/single-every.out" "$work/single-switched.out" >/dev/null \
-       && diff <(above_last < "$work/single-switched.out" | cut -d'|' -f1,3,4 | sort) \
-               <(above_last < "$work/cluster-switched.out" | cut -d'|' -f1,3,4 | sort) >/dev/null && echo equal)
-check "$same" "equal" \
+everywhere "UPDATE dof_collections SET model = 'multilingual-e5-small' WHERE name = 'h'"
+exact_answers "$every_sql" switched
+check "$(diff "$work/single-every.out" "$work/single-switched.out" >/dev/null && same_top switched)" "equal" \
       "a collection moved to another model, not re-indexed: the answers before the change, the coordinator's equal one server's"
-q -c "DELETE FROM dof_documents WHERE collection = 'h'" -c "DELETE FROM dof_collections WHERE name = 'h'"
-coord -c "SELECT sum(n) FROM dof_cluster_execute(\$\$DELETE FROM dof_documents WHERE collection = 'h'\$\$) n" \
-      -c "SELECT sum(n) FROM dof_cluster_execute(\$\$DELETE FROM dof_collections WHERE name = 'h'\$\$) n" >/dev/null
+everywhere "DELETE FROM dof_documents WHERE collection = 'h'"
+everywhere "DELETE FROM dof_collections WHERE name = 'h'"
 
 # the loader through the coordinator: each file straight to its shard, a rerun adds nothing
 . "$scripts/config.sh"
