@@ -325,7 +325,7 @@ STABLE
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'dof_nearest_passages_internal_wrapper';
 COMMENT ON FUNCTION dof_nearest_passages_internal(anyelement, integer, text, text, bigint, text) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks by their best passage, ties by id; of one collection and one model when named), planned once per dimension and backend; used by dof_vector_search';
-COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks, each by its nearest passage''s cosine distance (dof_passages; HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query; with collection NULL, every collection of the query''s dimension; chunks are compared with the query embedded by the model that embedded them (collections of several models, a collection re-indexed for a new model)';
+COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks, each by its nearest passage''s cosine distance (dof_passages; HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query by the collection''s model; with collection NULL, every collection; chunks are compared with the query embedded by the model that embedded them (collections of several models, a collection re-indexed for a new model, of the same dimension or another); a query_embedding given without a text only with chunks of its dimension';
 COMMENT ON FUNCTION dof_vector_index(integer) IS 'Creates (if missing) the HNSW cosine index of one embedding dimension on dof_passages: a partial expression index on embedding::halfvec(dimension) (the vector leg re-ranks its candidates by the float distance); returns its name';
 
 CREATE OR REPLACE FUNCTION dof_index_document(doc_id bigint) RETURNS integer
@@ -1175,26 +1175,30 @@ COMMENT ON FUNCTION dof_collection_chunk_models(text) IS 'The models (dof_models
 -- model), NULL for any. A query vector lies in one model's space, and another model's
 -- vectors of the same dimension are points of another space: compared with that one
 -- vector, hash-384 chunks beside e5's 384 came 2nd to 5th at a cosine distance of 1.001,
--- noise. That happens with no collection named, when collections of one dimension have
--- different models (the query is embedded by the default collection's model), and in a
--- collection whose model was changed, until dof_requeue has re-indexed it (its chunks not
--- yet re-indexed hold the old model's vectors: with hash-384 set on an e5 collection, the
--- right chunk fell to the end). So when the chunks searched hold a model of the query's
--- dimension other than the query's, each (collection, model) of that dimension is walked
--- with the query embedded by that model, as a search of a collection of that model, and
--- the walks are merged by (distance, id) (e5 and its int8 variant are comparable: their
--- vectors of one text are within a small angle). A model is read from the chunks held: an
--- empty collection's model is not run (a collection whose model files are missing holds
--- none), and chunks of a model no longer registered are left out of such walks. Two index
--- probes a collection, its first model and whether it holds another (only then are its
--- models listed, dof_collection_chunk_models; listing every collection's models cost 1.0 ms
--- a search over 100 collections). Its plan is generic: as a SQL function inlined into
--- dof_vector_search's statement, or with custom plans, a table not yet analyzed made
--- PostgreSQL plan it again on every search (0.43 ms a search naming a collection). It takes
--- 0.033 ms a search over 3 collections, 0.027 ms naming one and 0.26 ms over 100, against
--- 0.010, 0.005 and 0.095 ms for one probe a collection, whether it holds chunks, before
--- models were read from them (bench/scripts/vector_walks.sh). With one model per
--- dimension, the usual case, it is one walk of the collection named (NULL: all), as before.
+-- noise; a model of another dimension's vectors are not compared at all. That happens with
+-- no collection named, when collections have different models (the query is embedded by
+-- the default collection's model), and in a collection whose model was changed, until
+-- dof_requeue has re-indexed it (its chunks not yet re-indexed hold the old model's
+-- vectors: with hash-384 set on an e5 collection, the right chunk fell to the end; with a
+-- model of another dimension, they were not found at all). So when the chunks searched
+-- hold a model other than the query's, each (collection, model) is walked with the query
+-- embedded by that model, as a search of a collection of that model, and the walks are
+-- merged by (distance, id) (e5 and its int8 variant are comparable: their vectors of one
+-- text are within a small angle). DIMENSION names the only dimension to walk, for a query
+-- given only as a vector (one model's, compared with its dimension's chunks); NULL walks
+-- every dimension, for a query given as text, which each model embeds. A model is read
+-- from the chunks held: an empty collection's model is not run (a collection whose model
+-- files are missing holds none), and chunks of a model no longer registered are left out
+-- of such walks. Two index probes a collection, its first model and whether it holds
+-- another (only then are its models listed, dof_collection_chunk_models; listing every
+-- collection's models cost 1.0 ms a search over 100 collections). Its plan is generic: as
+-- a SQL function inlined into dof_vector_search's statement, or with custom plans, a table
+-- not yet analyzed made PostgreSQL plan it again on every search (0.43 ms a search naming
+-- a collection). It takes 0.033 ms a search over 3 collections, 0.027 ms naming one and
+-- 0.26 ms over 100, against 0.010, 0.005 and 0.095 ms for one probe a collection, whether
+-- it holds chunks, before models were read from them (bench/scripts/vector_walks.sh). With
+-- one model in the chunks searched, the usual case, it is one walk of the collection named
+-- (NULL: all), as before.
 CREATE FUNCTION dof_vector_search_collections(collection text, model text, dimension integer)
     RETURNS TABLE (walk_collection text, walk_model text)
     LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan AS $$
@@ -1213,14 +1217,14 @@ BEGIN
                   SELECT f.name, h.model FROM firsts f CROSS JOIN LATERAL dof_collection_chunk_models(f.name) h(model)
                   WHERE f.more),
          walked AS (SELECT held.name, held.model FROM held JOIN dof_models m ON m.name = held.model
-                    WHERE m.dimension = dof_vector_search_collections.dimension),
+                    WHERE m.dimension = dof_vector_search_collections.dimension OR dof_vector_search_collections.dimension IS NULL),
          mixed AS (SELECT EXISTS (SELECT FROM walked WHERE walked.model IS DISTINCT FROM dof_vector_search_collections.model) AS models)
     SELECT dof_vector_search_collections.collection, NULL::text FROM mixed WHERE NOT mixed.models
     UNION ALL
     SELECT walked.name, walked.model FROM walked, mixed WHERE mixed.models;
 END
 $$;
-COMMENT ON FUNCTION dof_vector_search_collections(text, text, integer) IS 'Internal: the walks of dof_vector_search, as (collection, model), NULL for any: one walk of the collection named (NULL: all), unless the chunks searched hold vectors of the query''s dimension by another model than the query''s (collections of several models, or one being re-indexed for a new model): then each (collection, model) of that dimension, which dof_vector_search walks with the query embedded by that model';
+COMMENT ON FUNCTION dof_vector_search_collections(text, text, integer) IS 'Internal: the walks of dof_vector_search, as (collection, model), NULL for any: one walk of the collection named (NULL: all), unless the chunks searched hold vectors of another model than the query''s (collections of several models, or one being re-indexed for a new model): then each (collection, model), which dof_vector_search walks with the query embedded by that model; of the dimension given, or of any when it is NULL';
 
 -- The vector leg's comment names its Rust file as renamed (src/api/vector_search.rs), and
 -- the leg ranks chunks by their passages (dof_nearest_passages_internal, above).
@@ -1286,19 +1290,21 @@ BEGIN
     -- 120,689 chunks (bench/scripts/vector_grid.sh). A short tie margin alone is no reason
     -- to go on: a collection smaller than k + 10 would walk the whole index every time.
     -- A named collection (or NULL: every collection, the usual case) is one walk. When the
-    -- chunks searched hold vectors of another model of the dimension (collections of
-    -- several models, or one being re-indexed for a new model), each (collection, model)
-    -- is walked with the query embedded by that model (once per model), and the walks are
-    -- merged by (distance, id) (dof_vector_search_collections). Merging every search instead
-    -- cost 0.1-0.25 ms of 8 (mixed-long, 120 questions, five runs). A caller's
-    -- query_embedding is the query by the collection's model (the default collection's
-    -- when none is named), whose vector compared with another model's is noise: another
-    -- model embeds the query's text, which a coordinator's shards and dof_evaluate pass
-    -- with it; without a text it stands for every model.
+    -- chunks searched hold vectors of another model (collections of several models, or one
+    -- being re-indexed for a new model, of the same dimension or another), each
+    -- (collection, model) is walked with the query embedded by that model (once per model),
+    -- and the walks are merged by (distance, id) (dof_vector_search_collections). Merging
+    -- every search instead cost 0.1-0.25 ms of 8 (mixed-long, 120 questions, five runs). A
+    -- caller's query_embedding is the query by the collection's model (the default
+    -- collection's when none is named), whose vector compared with another model's is
+    -- noise: another model embeds the query's text, which a coordinator's shards and
+    -- dof_evaluate pass with it; without a text it stands for every model of its dimension,
+    -- and the chunks of other dimensions are not searched.
     SELECT array_agg(w.walk_collection ORDER BY w.walk_collection, w.walk_model),
            array_agg(w.walk_model ORDER BY w.walk_collection, w.walk_model)
     INTO searched, searched_models
-    FROM dof_vector_search_collections(collection, settings.model, model_dimension) w;
+    FROM dof_vector_search_collections(collection, settings.model,
+                                       CASE WHEN coalesce(dof_blank_text(query), true) THEN model_dimension END) w;
     -- each walk's query vector, in searched's order: embedded once per model (MATERIALIZED:
     -- inlined, the embedding would run once per walk)
     IF searched_models[1] IS NOT NULL THEN
@@ -1317,7 +1323,7 @@ BEGIN
             SELECT array_agg(u.id ORDER BY u.distance, u.id), array_agg(u.distance ORDER BY u.distance, u.id) INTO ids, distances
             FROM (SELECT u.id, u.distance
                   FROM unnest(searched, searched_models, walk_vectors) s(name, model, vector)
-                       CROSS JOIN LATERAL dof_nearest_passages_internal(s.vector, vector_dims(query_vector), s.name, filter::text, wanted, s.model) n
+                       CROSS JOIN LATERAL dof_nearest_passages_internal(s.vector, vector_dims(s.vector), s.name, filter::text, wanted, s.model) n
                        CROSS JOIN LATERAL unnest(n.ids, n.distances) u(id, distance)
                   ORDER BY u.distance, u.id LIMIT wanted) u;
         END IF;

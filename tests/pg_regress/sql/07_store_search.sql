@@ -186,8 +186,30 @@ SELECT dof_requeue('switched') AS requeued;
 CALL dof_process_queue();
 SELECT pg_temp.walks('switched', 'hash-384', 384) AS walks_after_requeue,
        pg_temp.switched_leg('Ley de salud') = pg_temp.switched_exact('Ley de salud') AS as_exact_search;
+-- and moved to a model of another dimension: its chunks not yet re-indexed keep hash-384's
+-- 384 dimensions, and are compared with the query embedded by it (searched only in the new
+-- model's dimension, they were not found until re-indexed); a query given only as a vector
+-- is compared with its dimension's chunks
+SELECT pg_temp.switched_leg('Ley de salud') AS hash_384_leg \gset
+INSERT INTO dof_models (name, kind, dimension) VALUES ('hash-24', 'hash', 24);
+UPDATE dof_collections SET model = 'hash-24' WHERE name = 'switched';
+SELECT pg_temp.walks('switched', 'hash-24', NULL) AS walks_of_a_text_query,
+       pg_temp.walks('switched', 'hash-24', 24) AS walks_of_a_vector,
+       pg_temp.switched_leg('Ley de salud') = :'hash_384_leg' AS leg_as_before_the_change;
+SELECT dof_index_document(id) AS reindexed FROM dof_documents WHERE collection = 'switched' AND source_id IN ('aguas', 'salud');
+SELECT pg_temp.walks('switched', 'hash-24', NULL) AS walks_while_reindexed,
+       pg_temp.switched_leg(q) = pg_temp.switched_exact(q) AS as_exact_search,
+       (SELECT array_agg(DISTINCT vector_dims(c.embedding)) FROM unnest(pg_temp.switched_leg(q)) i JOIN dof_chunks c ON c.id = i) AS dimensions_found
+FROM (VALUES ('duración de las concesiones de agua'), ('Ley de salud')) q(q);
+SELECT array_agg(DISTINCT vector_dims(c.embedding)) AS dimensions_of_a_vector_query, count(*) AS found
+FROM dof_vector_search(NULL, 5, 'switched', query_embedding => dof_embed_query('Ley de salud', 'hash-24')) v JOIN dof_chunks c ON c.id = v.chunk_id;
+SELECT dof_requeue('switched') AS requeued;
+CALL dof_process_queue();
+SELECT pg_temp.walks('switched', 'hash-24', NULL) AS walks_after_requeue,
+       pg_temp.switched_leg('Ley de salud') = pg_temp.switched_exact('Ley de salud') AS as_exact_search;
 DELETE FROM dof_documents WHERE collection = 'switched';
 DELETE FROM dof_collections WHERE name = 'switched';
+DELETE FROM dof_models WHERE name = 'hash-24';
 -- a model whose vectors chunks still hold is not deleted or renamed (the chunks name it and
 -- are searched with it), until they are re-indexed with the collection's model
 INSERT INTO dof_models (name, kind, dimension) VALUES ('hash-384-old', 'hash', 384);
@@ -309,6 +331,10 @@ INSERT INTO dof_collections (name, model) VALUES ('small-dims', 'hash-12');
 INSERT INTO dof_documents (collection, source_id, body) VALUES ('small-dims', 'y-1', 'Texto.');
 SELECT vector_dims(c.embedding), d.source_id
 FROM dof_vector_search('Texto', 3, 'small-dims') v JOIN dof_chunks c ON c.id = v.chunk_id JOIN dof_documents d ON d.id = c.document_id;
+-- and by a search of every collection, walked with the query embedded by its model (it
+-- was left out, as of another dimension than the default collection's model)
+SELECT count(*) FILTER (WHERE c.collection = 'small-dims') AS found_in_every_collection, count(DISTINCT c.collection) > 1 AS with_others
+FROM dof_vector_search('Texto', 1000) v JOIN dof_chunks c ON c.id = v.chunk_id;
 -- HNSW indexes halfvec up to 4000 dimensions: a 3000-dimension model gets its index, a
 -- 4001-dimension one a notice, and its searches scan in float order: exact, also among
 -- 120 chunks that are one point in halfvec (more than the 100 a halfvec order would keep)
