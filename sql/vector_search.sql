@@ -125,7 +125,10 @@ BEGIN
     END IF;
     -- The index query is dof_nearest_passages_internal's (src/api/vector_search.rs): the HNSW index of
     -- a dimension is a partial expression index (dof_vector_index), so the query names the
-    -- dimension as a literal, and its plan is kept per dimension. Ties by id, also at the
+    -- dimension as a literal, and its plan is kept per dimension and arguments given (the
+    -- statement names only the conditions given: with "$2 IS NULL OR c.collection = $2",
+    -- the plan kept after five searches could scan every passage, 60 ms a search instead
+    -- of 6 at 3,186 chunks: bench/scripts/vector_plans.sh). Ties by id, also at the
     -- k-th place: the index gives 10 more than k in its own order (near-duplicate
     -- chunks, e.g. one edition from several converters, have equal distances), and the k
     -- first by (distance, id) are kept, so the answer does not depend on which copy the
@@ -189,4 +192,4 @@ END
 $$;
 
 COMMENT ON FUNCTION dof_vector_search(text, integer, text, jsonb, vector) IS 'Vector leg alone: the k nearest chunks, each by its nearest passage''s cosine distance (dof_passages; HNSW with iterative scan, so filters still return k rows); query_embedding skips embedding the query by the collection''s model; with collection NULL, every collection; chunks are compared with the query embedded by the model that embedded them (collections of several models, a collection re-indexed for a new model, of the same dimension or another); a query_embedding given without a text only with chunks of its dimension';
-COMMENT ON FUNCTION dof_nearest_passages_internal(anyelement, integer, text, text, bigint, text) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks by their best passage, ties by id; of one collection and one model when named), planned once per dimension and backend; used by dof_vector_search';
+COMMENT ON FUNCTION dof_nearest_passages_internal(anyelement, integer, text, text, bigint, text) IS 'Internal: the vector leg''s HNSW query for one dimension (ids and distances of the nearest chunks by their best passage, ties by id; of one collection and one model when named), planned once per dimension, arguments given (collection, filter, model) and backend; used by dof_vector_search';

@@ -11,7 +11,7 @@ use pgrx::prelude::*;
 use super::embed::{checked_dimension, embed_late_chunks, embed_query, embed_texts, spec};
 use super::errors::raise_null_argument;
 use super::index_document::{chunk_and_embed, chunk_row};
-use super::vector_search::{index_order, nearest, Statement};
+use super::vector_search::{index_order, nearest, Given, Statement};
 use pgrx::AnyElement;
 
 #[pg_extern(stable, parallel_safe, sql = false)]
@@ -104,16 +104,16 @@ fn dof_chunk_embed_internal(
 }
 
 /// 0.2.0's vector leg query: the nearest chunks by their own vector, on dof_chunks' HNSW
-/// index of the dimension (a 0.2.0 database has no dof_passages).
-fn chunk_statement(dimension: i32) -> String {
+/// index of the dimension (a 0.2.0 database has no dof_passages), with the conditions of
+/// the arguments given (0.2.0 gives no model).
+fn chunk_statement(dimension: i32, given: Given) -> String {
     let order = index_order(dimension);
+    let conditions = given.conditions();
     format!(
         "SELECT array_agg(hits.id ORDER BY hits.distance, hits.id), array_agg(hits.distance ORDER BY hits.distance, hits.id)
          FROM (SELECT c.id, (c.embedding::vector({dimension}) <=> $1::vector({dimension}))::double precision AS distance
                FROM dof_chunks c
-               WHERE vector_dims(c.embedding) = {dimension}
-                 AND ($2 IS NULL OR c.collection = $2)
-                 AND ($3 IS NULL OR c.metadata @> $3::jsonb)
+               WHERE vector_dims(c.embedding) = {dimension}{conditions}
                ORDER BY c.embedding::{order}({dimension}) <=> $1::{order}({dimension})
                LIMIT $4) hits"
     )

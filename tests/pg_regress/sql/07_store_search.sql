@@ -250,6 +250,25 @@ SELECT count(*) AS found FROM dof_vector_search('Aviso idéntico de licitación'
 SELECT pg_stat_force_next_flush();
 SELECT pg_stat_clear_snapshot();
 SELECT idx_scan > :scans_before AS walked_the_index FROM pg_stat_user_indexes WHERE indexrelname = 'dof_passages_embedding_384';
+-- and so does the plan PostgreSQL keeps for the session after five searches, generic for
+-- any arguments: its statement names only the conditions given (a collection here). With
+-- each written as "$2 IS NULL OR c.collection = $2", that plan estimated that one chunk
+-- would pass and scanned every passage (300 chunks of 22 passages here; 60 ms a search
+-- instead of 6 at 3,186 chunks: bench/scripts/vector_plans.sh)
+INSERT INTO dof_collections (name, model, passage_tokens) VALUES ('plans', 'hash-384', 16);
+INSERT INTO dof_documents (collection, source_id, body)
+SELECT 'plans', 'p-' || i, format('Aviso %s sobre la licitación pública número %s del día %s. La Secretaría convoca a las personas interesadas en participar en el procedimiento de contratación de obra pública para la construcción del camino rural número %s en el municipio %s, con un plazo de ejecución de %s días naturales.', i, i * 3, i % 28, i * 7, i % 50, 30 + i % 90)
+FROM generate_series(1, 300) i;
+ANALYZE dof_chunks, dof_passages;
+SELECT count(*) AS found FROM generate_series(1, 6) g, LATERAL dof_vector_search('Aviso ' || g, 5, 'plans') v;
+SELECT pg_stat_force_next_flush();
+SELECT idx_scan AS scans_before FROM pg_stat_user_indexes WHERE indexrelname = 'dof_passages_embedding_384' \gset
+SELECT count(*) AS found FROM dof_vector_search('Aviso 7', 5, 'plans');
+SELECT pg_stat_force_next_flush();
+SELECT pg_stat_clear_snapshot();
+SELECT idx_scan > :scans_before AS kept_plan_walks_the_index FROM pg_stat_user_indexes WHERE indexrelname = 'dof_passages_embedding_384';
+DELETE FROM dof_documents WHERE collection = 'plans';
+DELETE FROM dof_collections WHERE name = 'plans';
 DELETE FROM dof_documents WHERE collection IN ('ties', 'few');
 DELETE FROM dof_collections WHERE name IN ('ties', 'few');
 -- halfvec rounding: 30 chunks whose vectors differ only below halfvec's precision are one
