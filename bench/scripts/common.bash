@@ -25,6 +25,19 @@ body = s[a + len("CREATE FUNCTION " + name):s.index("END\n$$;", a) + len("END\n$
 print("SET client_min_messages = warning;\nCREATE OR REPLACE FUNCTION " + (sys.argv[2] if len(sys.argv) > 2 else name) + body)' "$@"
 }
 
+# Two rules timed alternately in one session, through the database's function
+# per_call(rule text, searched text, calls integer) (ms a call): warmed by WARM calls of
+# each, then RUNS runs of CALLS calls of each, interleaved; prints the two medians (DIGITS
+# decimals), "A B".
+interleaved_medians() { # RULE_A RULE_B SEARCHED WARM CALLS DIGITS
+  q -F ' ' -c "SELECT per_call('$1', $3, $4), per_call('$2', $3, $4)" \
+    -c "SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY t) FILTER (WHERE rule = '$1')::numeric, $6),
+               round(percentile_cont(0.5) WITHIN GROUP (ORDER BY t) FILTER (WHERE rule = '$2')::numeric, $6)
+        FROM (SELECT r.rule, per_call(r.rule, $3, $5) AS t
+              FROM generate_series(1, ${RUNS:-5}) run, LATERAL (VALUES (1, '$1'), (2, '$2')) r(o, rule)
+              ORDER BY run, r.o) s" | tail -1
+}
+
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 # Links the legalize-pe files under 64 KB, in path order, into folder DIR until they would

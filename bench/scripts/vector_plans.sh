@@ -97,12 +97,7 @@ SQL
                              AND (\$3 IS NULL OR c.metadata @> \$3::jsonb)
                              AND (\$4 IS NULL OR dof_chunk_model_name(c.model) = \$4)
                            ORDER BY p.embedding::halfvec(384) <=> \$1::halfvec(384) LIMIT (\$5 + 10) * 4")"
-    read -r n b < <(q -F ' ' -c "SELECT per_call('product', $searched, 1), per_call('before', $searched, 1)" \
-      -c "SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY t) FILTER (WHERE rule = 'product')::numeric, 3),
-                 round(percentile_cont(0.5) WITHIN GROUP (ORDER BY t) FILTER (WHERE rule = 'before')::numeric, 3)
-          FROM (SELECT r.rule, per_call(r.rule, $searched, 1) AS t
-                FROM generate_series(1, $RUNS) run, LATERAL (VALUES (1, 'product'), (2, 'before')) r(o, rule)
-                ORDER BY run, r.o) s" | tail -1)
+    read -r n b < <(interleaved_medians product before "$searched" 1 1 3)
     echo "| $laws | $sizes | $( [ "$searched" = NULL ] && echo "every collection" || echo "one named") | $n | $product_walks | $b | $before_walks | $(echo "scale=2; $n / $b" | bc) |"
   done
 done

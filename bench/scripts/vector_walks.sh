@@ -52,12 +52,7 @@ $$;
 SQL
   for searched in NULL "'c2'"; do
     # one session: warmed by 50 calls each, then RUNS runs of 300 calls of each rule, interleaved
-    read -r n b < <(q -F ' ' -c "SELECT per_call('now', $searched, 50), per_call('before', $searched, 50)" \
-      -c "SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY t) FILTER (WHERE rule = 'now')::numeric, 4),
-                 round(percentile_cont(0.5) WITHIN GROUP (ORDER BY t) FILTER (WHERE rule = 'before')::numeric, 4)
-          FROM (SELECT r.rule, per_call(r.rule, $searched, 300) AS t
-                FROM generate_series(1, $RUNS) run, LATERAL (VALUES (1, 'now'), (2, 'before')) r(o, rule)
-                ORDER BY run, r.o) s" | tail -1)
+    read -r n b < <(interleaved_medians now before "$searched" 50 300 4)
     echo "| $collections | $( [ "$searched" = NULL ] && echo "every collection" || echo "one named") | $n | $b | $(echo "scale=2; $n / $b" | bc) |"
   done
 done
