@@ -62,6 +62,8 @@ log "the vector leg's walks: reading the models each collection's chunks hold vs
 bash bench/scripts/vector_walks.sh
 log "the vector leg's kept plan: its index query naming only the conditions given vs each as \$2 IS NULL OR ... (a named collection and none; 309 to 4,256 chunks)"
 LAWS="30 150 600" bash bench/scripts/vector_plans.sh
+log "what a search reads of its candidates: tables of contents held by each chunk vs tested on its text at search time; the index query's query vector cast once vs per passage"
+MODEL=multilingual-e5-small bash bench/scripts/search_reads.sh
 log "search at scale with shared memory in 2 MB huge pages vs 4 kB pages (alternating restarts of the cluster)"
 bash bench/scripts/huge_pages.sh
 log "search at scale, this tree vs the code and timing loop before this release's search changes (alternating)"

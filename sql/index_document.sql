@@ -249,11 +249,12 @@ BEGIN
     ), chunks AS (
         INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
                                 char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
-                                model, chunker_version, sizer, chunker)
+                                model, chunker_version, sizer, chunker, contents)
         SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
                c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, c.embedding,
                dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content, doc.metadata),
-               model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker
+               model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker,
+               dof_contents(c.heading_path, c.content)
         FROM built c
         RETURNING id, chunk_index
     )

@@ -360,11 +360,12 @@ BEGIN
     ), chunks AS (
         INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
                                 char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
-                                model, chunker_version, sizer, chunker)
+                                model, chunker_version, sizer, chunker, contents)
         SELECT doc.id, doc.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
                c.char_start, c.char_end, c.table_piece, c.overlap, c.split, doc.metadata, c.embedding,
                dof_chunk_tsvector(coll.text_search_config, c.heading_path, c.content, doc.metadata),
-               model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker
+               model_row.name || '@' || model_row.revision, dof_chunker_version(), c.sizer, c.chunker,
+               dof_contents(c.heading_path, c.content)
         FROM built c
         RETURNING id, chunk_index
     )
@@ -1565,10 +1566,10 @@ BEGIN
     PERFORM set_config('check_function_bodies', checking, true);
     INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
                             char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
-                            model, chunker_version, sizer, chunker)
+                            model, chunker_version, sizer, chunker, contents)
     SELECT new_id, c.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
            c.char_start, c.char_end, c.table_piece, c.overlap, c.split, c.metadata, c.embedding, c.tsv,
-           c.model, c.chunker_version, c.sizer, c.chunker
+           c.model, c.chunker_version, c.sizer, c.chunker, dof_contents(c.heading_path, c.content)
     FROM jsonb_array_elements(chunks) AS g(value), jsonb_populate_record(NULL::dof_chunks, g.value) c;
     -- the passages as given, in a statement of their own (dof_passages' INSERT policy
     -- checks that the caller sees the chunk, which the chunks' insert in the same statement
@@ -1861,15 +1862,23 @@ IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_contents_ma
 -- contents, or under any heading titles led to their pages, by dot leaders or in a table's
 -- last column (docling and marker render an edition's closing index under its ministries'
 -- headings) or a law's outline (a Peruvian law's index sits under a bold ÍNDICE, which is
--- no heading). Its parts are functions too.
+-- no heading). Its parts are functions too. Each chunk holds its answer, written when it is
+-- stored (dof_chunks.contents), so that a search does not read its candidates' text.
 CREATE FUNCTION "dof_contents"("heading_path" TEXT[], "content" TEXT) RETURNS bool
 IMMUTABLE PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_contents_wrapper';
 COMMENT ON FUNCTION dof_contents(text[], text) IS 'Whether a chunk is a table of contents (its heading path names one, ÍNDICE, Contenido, Sumario..., and its text is a listing; or, under any heading, three in four of its lines are titles led to their pages, or it is a law''s outline): the search legs leave such chunks out; NULLs are none';
+-- Each chunk holds the rule's answer, written when it is stored (dof_index_document,
+-- dof_shard_import), so that a search does not read its candidates' text to ask. The
+-- chunks stored before stay NULL, which the legs test as they read them (as 0.3.0 did
+-- before the column): adding a nullable column does not rewrite dof_chunks, and indexing a
+-- document again (dof_requeue) fills it.
+ALTER TABLE dof_chunks ADD COLUMN contents boolean;
+COMMENT ON COLUMN dof_chunks.contents IS 'Whether the chunk is a table of contents (dof_contents(heading_path, content), when it was stored), which both search legs leave out; NULL for a chunk stored before 0.3.0, tested when a search reads it';
 COMMENT ON FUNCTION dof_contents_path(text[]) IS 'Whether a heading path puts a chunk in a table of contents: its last heading, the one it sits under, is ÍNDICE, Contenido, Tabla de contenido, Sumario, Table of contents... (any case, with or without accents)';
 COMMENT ON FUNCTION dof_listing(text) IS 'Whether a text is a listing: at least three lines, three in four of them list items, headings, page numbers, titles with dot leaders or lines of up to eight words (a bold line is no list item, a table row no short line)';
 COMMENT ON FUNCTION dof_paged_listing(text) IS 'Whether a text is a table of contents under any heading, an index of titles led to their pages: three in four of its entries (a line, or the lines up to one with dot leaders, or a table row; headings, lines without a letter and table rows with only a first cell are none) end in dot leaders or are table rows of a title and its page with only empty cells between, the rows'' pages in order, in a table whose header row names no columns; five words or more a title on average (not a form''s blank fields nor a table''s figures)';
 COMMENT ON FUNCTION dof_outline(text) IS 'Whether a text is a law''s outline under any heading: at least six lines, at least six and one in four of them division labels (Artículo, Capítulo, Título, Sección, Libro, Parte, Anexo, Disposición, Norma; up to 24 words), at most 16 words per label, and at most one line of prose (over 16 words, ending in . ; : or ,) holding at most a tenth of the words';
-COMMENT ON FUNCTION dof_contents_margin() IS 'How many candidates past the k wanted each search leg ranks before it leaves out the tables of contents among them (dof_contents reads a chunk''s text: only those are read); a leg returns fewer than k only when more than this many of its best are tables of contents';
+COMMENT ON FUNCTION dof_contents_margin() IS 'How many candidates past the k wanted each search leg ranks before it leaves out the tables of contents among them (dof_chunks.contents; for a chunk stored before 0.3.0, dof_contents reads its text: only those are read); a leg returns fewer than k only when more than this many of its best are tables of contents';
 -- The text leg adds the query's neighbouring words that a chunk has as neighbours to its
 -- BM25 (dof_text_score_internal, given the query's own tsvector: dof_query_vector).
 CREATE  FUNCTION "dof_text_score_internal"(
@@ -1910,10 +1919,11 @@ BEGIN
                   AND (filter IS NULL OR c.metadata @> filter)
                 ORDER BY score DESC, c.id
                 LIMIT k + dof_contents_margin()) best
-          -- a table of contents answers nothing; its test reads a chunk's text, so only the
-          -- best candidates are read
+          -- a table of contents answers nothing: a chunk holds the rule's answer
+          -- (dof_chunks.contents); one stored before 0.3.0 is tested here, which reads its
+          -- text, so only the best candidates
           JOIN dof_chunks c ON c.id = best.id
-          WHERE NOT dof_contents(c.heading_path, c.content)
+          WHERE NOT coalesce(c.contents, dof_contents(c.heading_path, c.content))
           ORDER BY best.score DESC, best.id
           LIMIT k) hits
     ORDER BY hits.score DESC, hits.id;

@@ -236,10 +236,10 @@ BEGIN
     PERFORM set_config('check_function_bodies', checking, true);
     INSERT INTO dof_chunks (document_id, collection, chunk_index, pattern, heading_path, content, token_count,
                             char_start, char_end, table_piece, overlap, split, metadata, embedding, tsv,
-                            model, chunker_version, sizer, chunker)
+                            model, chunker_version, sizer, chunker, contents)
     SELECT new_id, c.collection, c.chunk_index, c.pattern, c.heading_path, c.content, c.token_count,
            c.char_start, c.char_end, c.table_piece, c.overlap, c.split, c.metadata, c.embedding, c.tsv,
-           c.model, c.chunker_version, c.sizer, c.chunker
+           c.model, c.chunker_version, c.sizer, c.chunker, dof_contents(c.heading_path, c.content)
     FROM jsonb_array_elements(chunks) AS g(value), jsonb_populate_record(NULL::dof_chunks, g.value) c;
     -- the passages as given, in a statement of their own (dof_passages' INSERT policy
     -- checks that the caller sees the chunk, which the chunks' insert in the same statement

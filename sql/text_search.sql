@@ -144,10 +144,11 @@ BEGIN
                   AND (filter IS NULL OR c.metadata @> filter)
                 ORDER BY score DESC, c.id
                 LIMIT k + dof_contents_margin()) best
-          -- a table of contents answers nothing; its test reads a chunk's text, so only the
-          -- best candidates are read
+          -- a table of contents answers nothing: a chunk holds the rule's answer
+          -- (dof_chunks.contents); one stored before 0.3.0 is tested here, which reads its
+          -- text, so only the best candidates
           JOIN dof_chunks c ON c.id = best.id
-          WHERE NOT dof_contents(c.heading_path, c.content)
+          WHERE NOT coalesce(c.contents, dof_contents(c.heading_path, c.content))
           ORDER BY best.score DESC, best.id
           LIMIT k) hits
     ORDER BY hits.score DESC, hits.id;

@@ -24,19 +24,19 @@ export PG_DOF_DB=pg_dof_vector_plans
 before_statement='SELECT array_agg(best.id ORDER BY best.distance, best.id)
          FROM (SELECT near.id, near.distance
                FROM (SELECT hits.chunk_id AS id, min(hits.distance) AS distance
-                     FROM (SELECT p.chunk_id, (p.embedding::vector(384) <=> query::vector(384))::double precision AS distance
+                     FROM (SELECT p.chunk_id, (p.embedding::vector(384) <=> (SELECT query::vector(384)))::double precision AS distance
                            FROM dof_passages p JOIN dof_chunks c ON c.id = p.chunk_id
                            WHERE vector_dims(p.embedding) = 384
                              AND (collection IS NULL OR c.collection = collection)
                              AND (filter IS NULL OR c.metadata @> filter::jsonb)
                              AND (model IS NULL OR dof_chunk_model_name(c.model) = model)
-                           ORDER BY p.embedding::halfvec(384) <=> query::halfvec(384)
+                           ORDER BY p.embedding::halfvec(384) <=> (SELECT query::halfvec(384))
                            LIMIT (wanted + 10) * 4) hits
                      GROUP BY hits.chunk_id
                      ORDER BY 2, 1
                      LIMIT wanted + 10) near
                JOIN dof_chunks c ON c.id = near.id
-               WHERE NOT dof_contents(c.heading_path, c.content)
+               WHERE NOT coalesce(c.contents, dof_contents(c.heading_path, c.content))
                ORDER BY near.distance, near.id
                LIMIT wanted) best'
 echo "| laws | chunks / passages | searched | product: ms | walks the index | statement before: ms | walks the index | ratio |"
@@ -91,12 +91,12 @@ SQL
     }
     product_walks="$(walks "SELECT p.chunk_id FROM dof_passages p JOIN dof_chunks c ON c.id = p.chunk_id
                             WHERE vector_dims(p.embedding) = 384$conditions
-                            ORDER BY p.embedding::halfvec(384) <=> \$1::halfvec(384) LIMIT (\$5 + 10) * 4")"
+                            ORDER BY p.embedding::halfvec(384) <=> (SELECT \$1::halfvec(384)) LIMIT (\$5 + 10) * 4")"
     before_walks="$(walks "SELECT p.chunk_id FROM dof_passages p JOIN dof_chunks c ON c.id = p.chunk_id
                            WHERE vector_dims(p.embedding) = 384 AND (\$2 IS NULL OR c.collection = \$2)
                              AND (\$3 IS NULL OR c.metadata @> \$3::jsonb)
                              AND (\$4 IS NULL OR dof_chunk_model_name(c.model) = \$4)
-                           ORDER BY p.embedding::halfvec(384) <=> \$1::halfvec(384) LIMIT (\$5 + 10) * 4")"
+                           ORDER BY p.embedding::halfvec(384) <=> (SELECT \$1::halfvec(384)) LIMIT (\$5 + 10) * 4")"
     read -r n b < <(interleaved_medians product before "$searched" 1 1 3)
     echo "| $laws | $sizes | $( [ "$searched" = NULL ] && echo "every collection" || echo "one named") | $n | $product_walks | $b | $before_walks | $(echo "scale=2; $n / $b" | bc) |"
   done

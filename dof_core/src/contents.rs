@@ -17,10 +17,11 @@
 use std::borrow::Cow;
 
 /// How many candidates past the `k` wanted each search leg ranks before it leaves out the
-/// tables of contents among them: reading a chunk's text to tell (its content, stored
-/// apart by TOAST) for every candidate the index or the text match yields cost the vector
-/// leg more than half its time; a document has a few such chunks (a DOF edition two to
-/// four), so a leg returns fewer than `k` only when more than this many of its best are.
+/// tables of contents among them: a chunk holds the answer (`dof_chunks.contents`), but one
+/// stored before 0.3.0 has its text read to tell (its content, stored apart by TOAST), which
+/// for every candidate the index or the text match yields cost the vector leg more than
+/// half its time; a document has a few such chunks (a DOF edition two to four), so a leg
+/// returns fewer than `k` only when more than this many of its best are.
 pub const SEARCH_MARGIN: usize = 10;
 
 /// Whether a chunk is a table of contents, the rule the search legs apply: under a heading

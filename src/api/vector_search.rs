@@ -98,8 +98,12 @@ const PASSAGES_PER_CHUNK: i64 = 4;
 /// float vectors' distance (a 16-bit copy would order near-equal chunks by rounding), and
 /// each chunk keeps its best. A dimension no index can hold is scanned in float order:
 /// exact. The join to dof_chunks applies the caller's row-level security and the filters;
-/// the best `$4` + `SEARCH_MARGIN` chunks are then read to leave out tables of contents
-/// (`dof_contents`, which reads a chunk's text: not for every passage the index yields).
+/// of the best `$4` + `SEARCH_MARGIN` chunks, tables of contents are then left out (the
+/// chunk's `contents`; for a chunk stored before 0.3.0, `dof_contents`, which reads its text:
+/// not for every passage the index yields). The query vector's casts are subqueries, which
+/// PostgreSQL runs once a search: in the plan kept after five searches a cast of the
+/// parameter itself ran for every passage the walk yields (0.6 ms of a 7.5 ms index query
+/// on the mixed set, 440 passages: vector_plans.sh's `casts` rows).
 fn statement(dimension: i32, given: Given) -> String {
     let order = index_order(dimension);
     let conditions = given.conditions();
@@ -107,16 +111,16 @@ fn statement(dimension: i32, given: Given) -> String {
         "SELECT array_agg(best.id ORDER BY best.distance, best.id), array_agg(best.distance ORDER BY best.distance, best.id)
          FROM (SELECT near.id, near.distance
                FROM (SELECT hits.chunk_id AS id, min(hits.distance) AS distance
-                     FROM (SELECT p.chunk_id, (p.embedding::vector({dimension}) <=> $1::vector({dimension}))::double precision AS distance
+                     FROM (SELECT p.chunk_id, (p.embedding::vector({dimension}) <=> (SELECT $1::vector({dimension})))::double precision AS distance
                            FROM dof_passages p JOIN dof_chunks c ON c.id = p.chunk_id
                            WHERE vector_dims(p.embedding) = {dimension}{conditions}
-                           ORDER BY p.embedding::{order}({dimension}) <=> $1::{order}({dimension})
+                           ORDER BY p.embedding::{order}({dimension}) <=> (SELECT $1::{order}({dimension}))
                            LIMIT ($4 + {SEARCH_MARGIN}) * {PASSAGES_PER_CHUNK}) hits
                      GROUP BY hits.chunk_id
                      ORDER BY 2, 1
                      LIMIT $4 + {SEARCH_MARGIN}) near
                JOIN dof_chunks c ON c.id = near.id
-               WHERE NOT dof_contents(c.heading_path, c.content)
+               WHERE NOT coalesce(c.contents, dof_contents(c.heading_path, c.content))
                ORDER BY near.distance, near.id
                LIMIT $4) best"
     )

@@ -291,6 +291,8 @@ check "$(wc -l < "$work/placed")/$(diff "$work/placed" "$work/expected" >/dev/nu
       "after the rebalance every document is once, on its owner of three shards"
 chunk_prints 0 1 2 > "$work/prints_after"
 check "$(diff "$work/prints_before" "$work/prints_after" >/dev/null && echo same)" "same" "moved chunks keep their vectors and tsvectors (nothing re-embedded)"
+check "$(shard_q 2 -c "SELECT count(*) FILTER (WHERE contents IS DISTINCT FROM dof_contents(heading_path, content)) || '/' || (count(*) > 0) FROM dof_chunks")" "0/true" \
+      "the moved chunks hold the tables-of-contents rule's answer (dof_shard_import writes dof_chunks.contents)"
 coord -c "$(search_sql weighted false)" | untied > "$work/answers_after"
 check "$(diff "$work/answers_before" "$work/answers_after" >/dev/null && echo same)" "same" "three shards answer as two did"
 check "$(coord -c "SELECT sum(moved) FROM dof_cluster_rebalance()")" "0" "a second rebalance moves nothing"

@@ -105,7 +105,11 @@ check "$(q -c "SELECT count(*) FILTER (WHERE p.embedding = c.embedding AND p.cha
 # and re-indexing (dof_requeue, then the queue) embeds every token
 cut="$(q -c "SELECT sum(cut_embeddings) FROM dof_token_stats")"
 check "$(( cut > 0 ))" "1" "after the update from $from, dof_token_stats counts $cut chunks whose vector saw only their start"
+check "$(q -c "SELECT count(*) FILTER (WHERE contents IS NULL) = count(*) FROM dof_chunks")" "t" \
+      "the chunks stored before hold no tables-of-contents answer (NULL: the legs test their text as they read them)"
 q -c "SET client_min_messages = warning" -c "SELECT dof_requeue()" -c "CALL dof_process_queue()" >/dev/null
+check "$(q -c "SELECT count(*) FILTER (WHERE contents IS DISTINCT FROM dof_contents(heading_path, content)) || '/' || (count(*) > 0) FROM dof_chunks")" "0/true" \
+      "indexed again, every chunk holds the rule's answer (dof_chunks.contents)"
 check "$(q -c "SELECT sum(cut_embeddings) || '/' || (SELECT count(*) FROM dof_queue WHERE status <> 'done')  FROM dof_token_stats")" "0/0" \
       "after dof_requeue and the queue, none (every document indexed again)"
 check "$(q -c "SELECT pg_relation_filenode('dof_chunks')")" "$filenode_before" "dof_chunks is not rewritten (embedding loses its vector(384) modifier in place)"

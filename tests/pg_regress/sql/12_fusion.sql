@@ -72,6 +72,28 @@ JOIN dof_chunks c ON c.id = v.chunk_id JOIN dof_documents d ON d.id = c.document
 ORDER BY 1, 3, 2;
 SELECT d.source_id, c.heading_path FROM dof_text_search('índice nacional de precios al consumidor', 10, 'indices') t
 JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id;
+-- each chunk holds the rule's answer (dof_chunks.contents, written when it is stored), which
+-- the legs read instead of the chunk's text; a chunk stored before 0.3.0 holds NULL and is
+-- tested as the legs read it: the same answers
+SELECT count(*) FILTER (WHERE c.contents IS DISTINCT FROM dof_contents(c.heading_path, c.content)) AS not_the_rules,
+       count(*) FILTER (WHERE c.contents) AS held_as_contents FROM dof_chunks c;
+CREATE TEMP TABLE contents_answers AS
+SELECT 'text' AS leg, t.rank, t.chunk_id FROM dof_text_search('convenio de coordinación seguridad pública sinaloa', 10, 'indices') t
+UNION ALL
+SELECT 'vector', v.rank, v.chunk_id FROM dof_vector_search('convenio de coordinación seguridad pública sinaloa', 10, 'indices') v;
+UPDATE dof_chunks SET contents = NULL WHERE collection = 'indices';
+SELECT (SELECT array_agg(chunk_id ORDER BY leg, rank) FROM contents_answers)
+     = (SELECT array_agg(chunk_id ORDER BY leg, rank)
+        FROM (SELECT 'text' AS leg, t.rank, t.chunk_id FROM dof_text_search('convenio de coordinación seguridad pública sinaloa', 10, 'indices') t
+              UNION ALL
+              SELECT 'vector', v.rank, v.chunk_id FROM dof_vector_search('convenio de coordinación seguridad pública sinaloa', 10, 'indices') v) s)
+       AS same_answers_when_stored_before;
+-- and the column is what they read: a table of contents marked as none is found
+UPDATE dof_chunks c SET contents = false FROM dof_documents d WHERE d.id = c.document_id AND d.source_id = 'indice-docling';
+SELECT count(*) FILTER (WHERE d.source_id = 'indice-docling') AS marked_found
+FROM dof_text_search('convenio de coordinación seguridad pública sinaloa', 10, 'indices') t
+JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id;
+UPDATE dof_chunks SET contents = dof_contents(heading_path, content) WHERE collection = 'indices';
 SELECT dof_contents_path('{"DIARIO OFICIAL", "ÍNDICE"}') AS an_index, dof_contents_path('{"CONTENIDO", "SECRETARIA DE MARINA"}') AS under_it,
        dof_contents_path('{"Índice", "Capítulo I", "Artículo 1"}') AS deeper_in_a_document,
        dof_listing(E'* uno\n* dos\n* tres') AS listing, dof_listing('Un párrafo de prosa que no es una lista de nada.') AS prose,
