@@ -94,9 +94,10 @@ CREATE TABLE dof_chunks (
     chunker         text NOT NULL DEFAULT 'pattern',
     -- whether the chunk is a table of contents, which both search legs leave out: the
     -- rule's answer (dof_contents) when the chunk is stored, so that a search does not read
-    -- its candidates' text to ask (2.3 ms of a 7.5 ms vector leg, mixed set); NULL for a
-    -- chunk stored before 0.3.0, which the legs test as they read it. Last, as ALTER TABLE
-    -- ... ADD COLUMN put it in a database updated from 0.2.0
+    -- its candidates' text to ask (vector leg 7.9 -> 5.5 ms on the mixed set's documents:
+    -- bench/scripts/search_reads.sh); NULL for a chunk stored before 0.3.0, which the legs
+    -- test as they read it. Last, as ALTER TABLE ... ADD COLUMN put it in a database
+    -- updated from 0.2.0
     contents        boolean,
     UNIQUE (document_id, chunk_index)
 );

@@ -102,8 +102,8 @@ const PASSAGES_PER_CHUNK: i64 = 4;
 /// chunk's `contents`; for a chunk stored before 0.3.0, `dof_contents`, which reads its text:
 /// not for every passage the index yields). The query vector's casts are subqueries, which
 /// PostgreSQL runs once a search: in the plan kept after five searches a cast of the
-/// parameter itself ran for every passage the walk yields (0.6 ms of a 7.5 ms index query
-/// on the mixed set, 440 passages: vector_plans.sh's `casts` rows).
+/// parameter itself ran for every passage the walk yields (an index query of the mixed set's
+/// documents, 5.6 ms against 5.2: bench/scripts/search_reads.sh).
 fn statement(dimension: i32, given: Given) -> String {
     let order = index_order(dimension);
     let conditions = given.conditions();
