@@ -15,10 +15,15 @@ mod server_version;
 
 #[pgrx::pg_guard]
 pub extern "C-unwind" fn _PG_init() {
-    // Settings only: ONNX Runtime is never started here (the postmaster would fork with
-    // live threads); each backend loads it on first use.
+    // Settings, the queue's launcher and, in the postmaster, the tokenizer every backend
+    // will share (loading it starts no thread). ONNX Runtime is never started here (the
+    // postmaster would fork with live threads); each backend loads it on first use.
     guc::init();
     queue_launcher::register();
+    // SAFETY: a plain read of a postmaster global, in this process's main thread
+    if unsafe { pgrx::pg_sys::process_shared_preload_libraries_in_progress } {
+        backend_models::preload_tokenizer();
+    }
 }
 
 #[cfg(test)]
