@@ -71,7 +71,8 @@ for _ in $(seq 1 100); do  # kill it once the first batch is committed, inside t
 done
 pid=$(q -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'dof_killed'")
 kill -9 "$pid"; wait $worker
-for _ in $(seq 1 100); do q -c "SELECT 1" >/dev/null 2>&1 && break; sleep 0.2; done  # crash recovery
+# crash recovery: it first syncs the data directory, which took 40 s on a busy disk
+for _ in $(seq 1 600); do q -c "SELECT 1" >/dev/null 2>&1 && break; sleep 0.2; done
 check "$(q -c "SELECT count(*) FROM dof_documents WHERE collection = 'crash'")" "31" "after kill -9 and recovery every document is there"
 check "$(q -c "SELECT count(*) FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'stored' AND c.embedding IS NOT NULL")" "1" "the document indexed before the crash is intact"
 check "$(q -c "SELECT count(*) FROM dof_queue q WHERE q.status = 'done' AND NOT EXISTS (SELECT 1 FROM dof_chunks c WHERE c.document_id = q.document_id)")" "0" "no document marked done without its chunks"
@@ -98,7 +99,8 @@ for _ in $(seq 1 600); do [ "$(wc -l < "$rss_file")" -ge 6 ] && break; sleep 0.2
 rss_1100=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$pid/status")
 wait $session; rm -f "$rss_file"
 echo "memory | backend RSS after 100 calls: ${rss_100} MB; after 1,100: ${rss_1100} MB"
-check "$(( rss_1100 - rss_100 < 64 ))" "1" "RSS grows by less than 64 MB over 1,000 more calls (${rss_100} -> ${rss_1100} MB)"
+# both read (a backend that is gone reads as empty, which would pass the comparison)
+check "$([[ "$rss_100$rss_1100" =~ ^[0-9]+$ && -n "$rss_100" && -n "$rss_1100" ]] && echo $(( rss_1100 - rss_100 < 64 )))" "1" "RSS grows by less than 64 MB over 1,000 more calls (${rss_100} -> ${rss_1100} MB)"
 
 crashes=$(tail -c +"$log_start" "$log_file" | grep -cE 'terminated by signal 11|terminated by signal 6|PANIC' || true)
 check "$crashes" "0" "no segfault, abort or PANIC in the server log (the kill -9 was ours)"
