@@ -1238,6 +1238,8 @@ DECLARE
     settings dof_collections := dof_collection(collection);
     query_vector vector;
     model_dimension integer;
+    -- a query given as text, which each model can embed (not only as query_embedding)
+    text_given boolean := NOT coalesce(dof_blank_text(query), true);
     wanted bigint := greatest(k::bigint + least(k, 10), 100);
     ids bigint[];
     distances double precision[];
@@ -1308,12 +1310,12 @@ BEGIN
            array_agg(w.walk_model ORDER BY w.walk_collection, w.walk_model)
     INTO searched, searched_models
     FROM dof_vector_search_collections(collection, settings.model,
-                                       CASE WHEN coalesce(dof_blank_text(query), true) THEN model_dimension END) w;
+                                       CASE WHEN NOT text_given THEN model_dimension END) w;
     -- each walk's query vector, in searched's order: embedded once per model (MATERIALIZED:
     -- inlined, the embedding would run once per walk)
     IF searched_models[1] IS NOT NULL THEN
         WITH embedded AS MATERIALIZED (
-                 SELECT m.model, CASE WHEN m.model = settings.model OR coalesce(dof_blank_text(query), true)
+                 SELECT m.model, CASE WHEN m.model = settings.model OR NOT text_given
                                       THEN query_vector ELSE dof_embed_query(query, m.model) END AS vector
                  FROM (SELECT DISTINCT w.model FROM unnest(searched_models) w(model)) m)
         SELECT array_agg(e.vector ORDER BY w.n) INTO walk_vectors
