@@ -52,6 +52,15 @@ legalize_sample() { # DIR KB
   find "$1" -name '*.md' | wc -l
 }
 
+# Table eval_documents (source_id, body): the first N legalize-pe laws under 64 KB, in path
+# order, each under its path in the corpus (as retrieval_quality.sh loads them).
+eval_laws() { # N
+  local files pe; pe="$(corpus legalize-pe-sample)"; files="$(mktemp)"
+  find "$pe" -name '*.md' -size -64k | sort | sed -n "1,${1}p" > "$files"; chmod a+r "$files"
+  q -c "CREATE TABLE eval_documents (source_id text PRIMARY KEY, body text NOT NULL)"
+  q -v files="$files" -v root="$pe" -f "$bench/sql/quality_load_files.sql"; rm -f "$files"
+}
+
 # Table `texts` (content): the chunks of the first FILES legalize-pe files under 64 KB, in
 # path order, at most LIMIT of them (the embedding benchmarks' inputs).
 chunk_texts() { # FILES LIMIT

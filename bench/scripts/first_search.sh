@@ -11,13 +11,10 @@ set -euo pipefail
 . "$(dirname "$0")/common.bash"
 ROUNDS="${ROUNDS:-3}"
 CONNECTIONS="${CONNECTIONS:-5}"
-pe="$(corpus legalize-pe-sample)"
 echo "$(cargo run --release -q -p dof_bench --bin cpu)"
 export PG_DOF_DB=pg_dof_first_search
 "$here/cluster.sh" fresh >/dev/null 2>&1
-files="$(mktemp)"; find "$pe" -name '*.md' -size -64k | sort | sed -n "1,30p" > "$files"; chmod a+r "$files"
-q -c "CREATE TABLE eval_documents (source_id text PRIMARY KEY, body text NOT NULL)"
-q -v files="$files" -v root="$pe" -f "$bench/sql/quality_load_files.sql"; rm -f "$files"
+eval_laws 30
 q -c "INSERT INTO dof_documents (source_id, body) SELECT source_id, body FROM eval_documents"
 # one connection: its first search's ms and its private kB after it
 first_search() {

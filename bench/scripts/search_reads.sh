@@ -18,15 +18,12 @@ set -euo pipefail
 . "$(dirname "$0")/common.bash"
 RUNS="${RUNS:-5}"
 MODEL="${MODEL:-hash-384}"
-pe="$(corpus legalize-pe-sample)"
 editions="$(corpus dof-editions)"
 echo "$(cargo run --release -q -p dof_bench --bin cpu)"
 export PG_DOF_DB=pg_dof_search_reads
 "$here/cluster.sh" fresh >/dev/null 2>&1
-q -c "CREATE TABLE eval_documents (source_id text PRIMARY KEY, body text NOT NULL)"
-files="$(mktemp)"; find "$pe" -name '*.md' -size -64k | sort | sed -n "1,${LAWS:-150}p" > "$files"; chmod a+r "$files"
-q -v files="$files" -v root="$pe" -f "$bench/sql/quality_load_files.sql"
-find "$editions/dof_markdown_docling" -name '*.md' | sort > "$files"
+eval_laws "${LAWS:-150}"
+files="$(mktemp)"; find "$editions/dof_markdown_docling" -name '*.md' | sort > "$files"; chmod a+r "$files"
 q -v files="$files" -v root="$editions" -f "$bench/sql/quality_load_files.sql"; rm -f "$files"
 q -c "INSERT INTO dof_collections (name, model) VALUES ('held', '$MODEL'), ('read', '$MODEL')" \
   -c "INSERT INTO dof_documents (collection, source_id, body) SELECT k, source_id, body FROM eval_documents, unnest(ARRAY['held', 'read']) k" \

@@ -15,7 +15,6 @@ set -euo pipefail
 . "$(dirname "$0")/common.bash"
 RUNS="${RUNS:-5}"
 MODEL="${MODEL:-hash-384}"
-pe="$(corpus legalize-pe-sample)"
 echo "$(cargo run --release -q -p dof_bench --bin cpu)"
 export PG_DOF_DB=pg_dof_vector_plans
 "$here/cluster.sh" start >/dev/null
@@ -43,9 +42,7 @@ echo "| laws | chunks / passages | searched | product: ms | walks the index | st
 echo "|---|---|---|---|---|---|---|---|"
 for laws in ${LAWS:-30 150}; do
   "$here/cluster.sh" fresh >/dev/null 2>&1
-  files="$(mktemp)"; find "$pe" -name '*.md' -size -64k | sort | sed -n "1,${laws}p" > "$files"; chmod a+r "$files"
-  q -c "CREATE TABLE eval_documents (source_id text PRIMARY KEY, body text NOT NULL)"
-  q -v files="$files" -v root="$pe" -f "$bench/sql/quality_load_files.sql"; rm -f "$files"
+  eval_laws "$laws"
   q -c "UPDATE dof_collections SET model = '$MODEL' WHERE name = 'default'" \
     -c "INSERT INTO dof_documents (source_id, body) SELECT source_id, body FROM eval_documents" \
     -c "ANALYZE"
