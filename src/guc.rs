@@ -113,8 +113,8 @@ pub fn init() {
         GucContext::Userset,
         GucFlags::default(),
     );
-    // PostgreSQL refuses (FATAL) a postmaster-level setting defined after startup: it
-    // exists only when shared_preload_libraries loads pg_dof, where it is read.
+    // PostgreSQL refuses (FATAL) a postmaster-level setting defined after startup: these
+    // exist only when shared_preload_libraries loads pg_dof, where they are read.
     // SAFETY: a plain read of a postmaster global, in this process's main thread
     if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
         define_queue_workers();
