@@ -16,7 +16,7 @@ mod server_version;
 #[pgrx::pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     // Settings, the queue's launcher and, in the postmaster, the tokenizer every backend
-    // will share (loading it starts no thread). ONNX Runtime is never started here (the
+    // will share if pg_dof.preload_tokenizer names one (loading it starts no thread). ONNX Runtime is never started here (the
     // postmaster would fork with live threads); each backend loads it on first use.
     guc::init();
     queue_launcher::register();

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# A new connection's first search, same run: the server loads the default model's tokenizer
-# at start and every backend inherits it (pg_dof.preload_tokenizer, the default) against
-# each backend loading it on its first use (pg_dof.preload_tokenizer = ''). The cluster is
+# A new connection's first search, same run: the server loads e5's tokenizer at start and
+# every backend inherits it (pg_dof.preload_tokenizer = 'multilingual-e5-small/tokenizer.json')
+# against each backend loading it on its first use (the default, ''). The cluster is
 # restarted with each setting in turn, ROUNDS (default 3) times; after each restart CONNECTIONS
 # (default 5) new connections each run one hybrid search of a collection of 30 Peruvian
 # laws, embedded by the real model (the query embedded in the call), timed by psql; and the
 # backend's private memory after it (Private_Clean + Private_Dirty of
-# /proc/PID/smaps_rollup: what it does not share with the postmaster). Medians.
+# /proc/PID/smaps_rollup: what it does not share with the postmaster); and what every
+# connection pays, one that only runs SELECT 1 (psql -c, timed from outside). Medians.
 set -euo pipefail
 . "$(dirname "$0")/common.bash"
 ROUNDS="${ROUNDS:-3}"
@@ -28,14 +29,16 @@ WHERE l ~ '^Private_(Clean|Dirty):' \gset
 \echo :sum
 SQL
 }
-declare -A ms kb
+declare -A ms kb plain
 for round in $(seq 1 "$ROUNDS"); do
   for setting in shared own; do
-    if [ "$setting" = own ]; then q -c "ALTER SYSTEM SET pg_dof.preload_tokenizer = ''"; else q -c "ALTER SYSTEM RESET pg_dof.preload_tokenizer"; fi
+    if [ "$setting" = own ]; then q -c "ALTER SYSTEM RESET pg_dof.preload_tokenizer"
+    else q -c "ALTER SYSTEM SET pg_dof.preload_tokenizer = 'multilingual-e5-small/tokenizer.json'"; fi
     "$here/cluster.sh" restart >/dev/null
     for _ in $(seq 1 "$CONNECTIONS"); do
       read -r t private < <(first_search | sed 's/Time: \([0-9.]*\) ms[^ ]*\( ([^)]*)\)\?/\1/')
       ms[$setting]+="$t "; kb[$setting]+="$private "
+      started=$(date +%s%N); q -c "SELECT 1" >/dev/null; plain[$setting]+="$((($(date +%s%N) - started) / 1000)) "
     done
   done
 done
@@ -48,3 +51,6 @@ echo "| ms, median of $((ROUNDS * CONNECTIONS)) | $s | $o | $(echo "scale=2; $s 
 # shellcheck disable=SC2086
 s="$(median ${kb[shared]})"; o="$(median ${kb[own]})"
 echo "| the backend's private memory after it, MB | $((s / 1024)) | $((o / 1024)) | $(echo "scale=2; $s / $o" | bc) |"
+# shellcheck disable=SC2086
+s="$(median ${plain[shared]})"; o="$(median ${plain[own]})"
+echo "| a connection that runs SELECT 1, ms (psql -c) | $(echo "scale=1; $s / 1000" | bc) | $(echo "scale=1; $o / 1000" | bc) | $(echo "scale=2; $s / $o" | bc) |"

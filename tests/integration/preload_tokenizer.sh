@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Integration: pg_dof.preload_tokenizer (pg_dof preloaded, as the project's cluster runs it).
-# The server loads e5's tokenizer at start and a new backend holds it before its first use,
+# Set to e5's tokenizer, the server loads it at start and a new backend holds it before its first use,
 # its chunks cut by it as by one it loads itself; a file that cannot be loaded (missing, or
 # not a tokenizer) is logged and the server starts anyway, each backend then loading the
-# tokenizer it needs; empty preloads none.
+# tokenizer it needs; empty (the default) preloads none.
 set -uo pipefail
 . "$(dirname "$0")/common.bash"
 export PG_DOF_DB=pg_dof_preload_tokenizer
@@ -20,7 +20,7 @@ held="SELECT count(*) FROM dof_model_cache() WHERE cache = 'tokenizer'"
 chunks="SELECT string_agg(token_count || ':' || char_start, ',' ORDER BY char_start)
         FROM dof_chunk(repeat(E'Artículo 1. La comisión emite su informe en treinta días hábiles.\n\n', 80), 64)"
 
-setting DEFAULT
+setting "'multilingual-e5-small/tokenizer.json'"
 check "$(q -c "$held")" "1" "a new backend holds the tokenizer the server loaded at start"
 preloaded_chunks="$(q -c "$chunks")"
 check "$(($(tr ',' '\n' <<< "$preloaded_chunks" | wc -l) > 1))" "1" "it cuts a document into chunks by its tokens"
@@ -36,6 +36,6 @@ check "$(q -c "$chunks")" "$preloaded_chunks" "it loads the tokenizer itself, an
 setting "'$dir/data/PG_VERSION'"
 check "$(logged 'pg_dof.preload_tokenizer not loaded: could not load tokenizer')/$(q -c "SELECT 1")" "1/1" "a file that is not a tokenizer: logged, the server starts"
 
-setting "''"
-check "$(q -c "SHOW pg_dof.preload_tokenizer")/$(q -c "$held")" "/0" "empty: none preloaded"
+setting DEFAULT
+check "$(q -c "SHOW pg_dof.preload_tokenizer")/$(q -c "$held")" "/0" "the default, empty: none preloaded"
 finish

@@ -1,10 +1,5 @@
 -- dof_embed_query: the real multilingual-e5-small model inside the backend.
 CREATE EXTENSION pg_dof CASCADE;
--- preloaded (shared_preload_libraries), pg_dof loads pg_dof.preload_tokenizer (e5's) at
--- server start: a new backend holds it before its first embedding, and that embedding
--- loads only the ONNX session
-SHOW pg_dof.preload_tokenizer;
-SELECT cache, model, substring(file FROM '[^/]+/[^/]+$') AS file FROM dof_model_cache();
 SELECT vector_dims(dof_embed_query('hola')) AS dims,
        round(vector_norm(dof_embed_query('hola'))::numeric, 4) AS norm;
 
