@@ -16,14 +16,13 @@ mod server_version;
 #[pgrx::pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     // Settings, the queue's launcher and, in the postmaster, the tokenizer every backend
-    // will share if pg_dof.preload_tokenizer names one (loading it starts no thread). ONNX Runtime is never started here (the
-    // postmaster would fork with live threads); each backend loads it on first use.
+    // will share if pg_dof.preload_tokenizer names one: the setting exists only when
+    // shared_preload_libraries loads pg_dof, so elsewhere this loads nothing. Loading it
+    // starts no thread. ONNX Runtime is never started here (the postmaster would fork with
+    // live threads); each backend loads it on first use.
     guc::init();
     queue_launcher::register();
-    // SAFETY: a plain read of a postmaster global, in this process's main thread
-    if unsafe { pgrx::pg_sys::process_shared_preload_libraries_in_progress } {
-        backend_models::preload_tokenizer();
-    }
+    backend_models::preload_tokenizer();
 }
 
 #[cfg(test)]

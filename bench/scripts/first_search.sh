@@ -45,12 +45,14 @@ done
 q -c "ALTER SYSTEM RESET pg_dof.preload_tokenizer"; "$here/cluster.sh" restart >/dev/null
 echo "| a new connection's first hybrid search | tokenizer loaded at server start (shared) | loaded by the backend | ratio |"
 echo "|---|---|---|---|"
-# shellcheck disable=SC2086 # the lists are words
-s="$(median ${ms[shared]})"; o="$(median ${ms[own]})"
-echo "| ms, median of $((ROUNDS * CONNECTIONS)) | $s | $o | $(echo "scale=2; $s / $o" | bc) |"
-# shellcheck disable=SC2086
-s="$(median ${kb[shared]})"; o="$(median ${kb[own]})"
-echo "| the backend's private memory after it, MB | $((s / 1024)) | $((o / 1024)) | $(echo "scale=2; $s / $o" | bc) |"
-# shellcheck disable=SC2086
-s="$(median ${plain[shared]})"; o="$(median ${plain[own]})"
-echo "| a connection that runs SELECT 1, ms (psql -c) | $(echo "scale=1; $s / 1000" | bc) | $(echo "scale=1; $o / 1000" | bc) | $(echo "scale=2; $s / $o" | bc) |"
+# A table row: LABEL, then each side's median of its list divided by DIVISOR, shown with
+# DECIMALS, and their ratio.
+row() { # LABEL DIVISOR DECIMALS SHARED_LIST OWN_LIST
+  local s o
+  # shellcheck disable=SC2086 # the lists are words
+  s="$(median $4)"; o="$(median $5)"
+  echo "| $1 | $(echo "scale=$3; $s / $2" | bc) | $(echo "scale=$3; $o / $2" | bc) | $(echo "scale=2; $s / $o" | bc) |"
+}
+row "ms, median of $((ROUNDS * CONNECTIONS))" 1 1 "${ms[shared]}" "${ms[own]}"
+row "the backend's private memory after it, MB" 1024 0 "${kb[shared]}" "${kb[own]}"
+row "a connection that runs SELECT 1, ms (psql -c)" 1000 1 "${plain[shared]}" "${plain[own]}"
