@@ -64,6 +64,8 @@ log "the vector leg's kept plan: its index query naming only the conditions give
 LAWS="30 150 600" bash bench/scripts/vector_plans.sh
 log "what a search reads of its candidates: tables of contents held by each chunk vs tested on its text at search time; the index query's query vector cast once vs per passage"
 MODEL=multilingual-e5-small bash bench/scripts/search_reads.sh
+log "the query cache: a query searched again (a hit) and one new to the backend (a miss) vs the cache off, hybrid search and the query embedding alone"
+bash bench/scripts/query_cache.sh
 log "a new connection's first search: the tokenizer loaded at server start and shared vs loaded by each backend (alternating restarts)"
 bash bench/scripts/first_search.sh
 log "search at scale with shared memory in 2 MB huge pages vs 4 kB pages (alternating restarts of the cluster)"

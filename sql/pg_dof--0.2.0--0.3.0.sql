@@ -2304,6 +2304,16 @@ BEGIN
 END
 $$;
 
+-- Query vectors are cached per backend (pg_dof.query_cache_size): a query searched again is
+-- not embedded again.
+CREATE FUNCTION "dof_query_cache"()
+RETURNS TABLE ("entries" bigint, "capacity" bigint, "hits" bigint, "misses" bigint, "hit_rate" double precision)
+STRICT VOLATILE PARALLEL RESTRICTED LANGUAGE c AS 'MODULE_PATHNAME', 'dof_query_cache_wrapper';
+CREATE FUNCTION "dof_query_cache_clear"() RETURNS void
+STRICT VOLATILE PARALLEL RESTRICTED LANGUAGE c AS 'MODULE_PATHNAME', 'dof_query_cache_clear_wrapper';
+COMMENT ON FUNCTION dof_query_cache() IS 'This backend''s cache of query vectors (the searches'' queries, dof_embed_query): entries, capacity (pg_dof.query_cache_size), hits, misses and hit rate since the backend started or dof_query_cache_clear()';
+COMMENT ON FUNCTION dof_query_cache_clear() IS 'Empties this backend''s query cache and zeroes its counters';
+
 -- SET search_path FROM CURRENT captured the schemas of 0.2.0's required extensions; this
 -- version also requires dict_int: every such function takes the current list, as a fresh
 -- install's do. (Last in this script: it covers the functions created above too.)

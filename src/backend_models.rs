@@ -39,6 +39,13 @@ impl FileStamp {
     }
 }
 
+/// What a vector of `spec` depends on: the spec and its files as they are on disk now (a file
+/// changed in place changes it, as it makes the session load again). The vector caches key
+/// by it.
+pub fn model_identity(spec: &ModelSpec) -> impl std::hash::Hash + '_ {
+    (spec, FileStamp::of(&spec.model_file), FileStamp::of(&spec.tokenizer_file))
+}
+
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct SessionKey {
     spec: ModelSpec,

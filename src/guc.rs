@@ -31,6 +31,7 @@ static ONNX_SPINNING: GucSetting<bool> = GucSetting::<bool>::new(true);
 static ALLOW_DROP: GucSetting<bool> = GucSetting::<bool>::new(false);
 static MODEL_CACHE_SIZE: GucSetting<i32> = GucSetting::<i32>::new(2);
 static SENTENCE_CACHE_SIZE: GucSetting<i32> = GucSetting::<i32>::new(20_000);
+static QUERY_CACHE_SIZE: GucSetting<i32> = GucSetting::<i32>::new(1000);
 static QUEUE_WORKERS: GucSetting<i32> = GucSetting::<i32>::new(-1);
 static QUEUE_WORKER_THREADS: GucSetting<i32> = GucSetting::<i32>::new(0);
 static QUEUE_DATABASE: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(c"postgres"));
@@ -108,6 +109,16 @@ pub fn init() {
         c"Sentence vectors a backend keeps for the semantic chunker (0 = none).",
         c"Re-cutting with another threshold reuses them instead of running the model; about 1.5 KB each at 384 dimensions. dof_sentence_cache() reports hits and misses.",
         &SENTENCE_CACHE_SIZE,
+        0,
+        10_000_000,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"pg_dof.query_cache_size",
+        c"Query vectors a backend keeps for searches (0 = none).",
+        c"A query searched again is not embedded again (the model's run is most of a hybrid search); about 1.5 KB each at 384 dimensions. dof_query_cache() reports hits and misses.",
+        &QUERY_CACHE_SIZE,
         0,
         10_000_000,
         GucContext::Userset,
@@ -340,6 +351,11 @@ pub fn queue_max_attempts() -> i32 {
 /// `None` when the sentence cache is off.
 pub fn sentence_cache_size() -> Option<std::num::NonZeroUsize> {
     usize::try_from(SENTENCE_CACHE_SIZE.get()).ok().and_then(std::num::NonZeroUsize::new)
+}
+
+/// `None` when the query cache is off.
+pub fn query_cache_size() -> Option<std::num::NonZeroUsize> {
+    usize::try_from(QUERY_CACHE_SIZE.get()).ok().and_then(std::num::NonZeroUsize::new)
 }
 
 pub fn allow_drop() -> bool {

@@ -6,10 +6,12 @@ mod api;
 mod backend_models;
 mod guc;
 mod ingest_priority;
+mod query_cache;
 mod queue_launcher;
 mod queue_workers;
 mod sentence_cache;
 mod server_version;
+mod vector_cache;
 
 ::pgrx::pg_module_magic!(name, version);
 

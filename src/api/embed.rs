@@ -8,7 +8,7 @@ use pgrx::prelude::*;
 use pgrx::AllocatedByRust;
 
 use super::errors::{checked_model_file, raise_embed_error, raise_invalid_parameter, raise_null_argument, raise_too_long};
-use crate::{backend_models, guc};
+use crate::{backend_models, guc, query_cache};
 
 /// Texts longer than this are refused by the independent embedding functions: the model
 /// sees 512 tokens (~2 KB) at most, so a longer text is a document to chunk first. The one
@@ -140,10 +140,7 @@ fn embedding_spec(model: Option<&PgHeapTuple<'_, AllocatedByRust>>) -> ModelSpec
 pub(super) fn embed_query(spec: &ModelSpec, query: &str, prefix: &str) -> Option<Vec<f32>> {
     let query = [Some(query.to_string())];
     let texts = inputs(&query, "query", Rule::AtMostBytes(MAX_TEXT_BYTES));
-    match backend_models::embed(spec, &texts, prefix, &mut check_interrupts) {
-        Ok(mut vectors) => vectors.pop(),
-        Err(error) => raise_embed_error(error),
-    }
+    Some(query_cache::embed(spec, texts[0], prefix, &mut check_interrupts).unwrap_or_else(|error| raise_embed_error(error)))
 }
 
 /// The vectors of `texts` by `spec` with `prefix`, numbered: both dof_embed_internal.
@@ -333,6 +330,7 @@ mod tests {
 
     #[pg_test]
     fn a_thread_count_change_replaces_the_session_instead_of_adding_one() {
+        Spi::run("SET pg_dof.query_cache_size = 0").unwrap(); // each call runs the model
         Spi::run("SET pg_dof.intra_op_threads = 1").unwrap();
         Spi::run("SELECT dof_embed_query('hola')").unwrap();
         Spi::run("SET pg_dof.intra_op_threads = 2").unwrap();
@@ -383,6 +381,35 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(before > 1, "zzqxzzqx is several tokens in e5's vocabulary ({before})");
         assert_eq!(after, 1, "the changed file was read again");
+    }
+
+    #[pg_test]
+    fn a_query_is_embedded_again_when_its_model_files_change() {
+        // the query cache keys by the files as they are on disk: a tokenizer rewritten in
+        // place (as a_tokenizer_file_changed_in_place_is_read_again) is a miss
+        let dir = std::env::temp_dir().join(format!("pg_dof_query_cache_{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("m")).unwrap();
+        let models = crate::guc::model_dir().join("multilingual-e5-small");
+        std::os::unix::fs::symlink(models.join("model.onnx"), dir.join("m/model.onnx")).unwrap();
+        let file = dir.join("m/tokenizer.json");
+        std::fs::copy(models.join("tokenizer.json"), &file).unwrap();
+        Spi::run(&format!("SET pg_dof.model_dir = '{}'", dir.display())).unwrap();
+        Spi::run(
+            "INSERT INTO dof_models (name, kind, model_file, tokenizer_file, dimension, query_prefix, passage_prefix)
+             VALUES ('query-cache-test', 'onnx', 'm/model.onnx', 'm/tokenizer.json', 384, 'query: ', 'passage: ')",
+        )
+        .unwrap();
+        Spi::run("SELECT dof_query_cache_clear()").unwrap();
+        let embed_and_count = || {
+            Spi::run("SELECT dof_embed_query('licitación de medicamentos', 'query-cache-test')").unwrap();
+            Spi::get_one::<String>("SELECT hits || '/' || misses FROM dof_query_cache()").unwrap().unwrap()
+        };
+        let (first, again) = (embed_and_count(), embed_and_count());
+        std::thread::sleep(std::time::Duration::from_millis(20)); // a later modification time
+        std::fs::write(&file, std::fs::read(&file).unwrap()).unwrap();
+        let rewritten = embed_and_count();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!((first.as_str(), again.as_str(), rewritten.as_str()), ("0/1", "1/1", "1/2"));
     }
 
     #[pg_test(error = "model file \"/nonexistent/multilingual-e5-small/model.onnx\" does not exist")]

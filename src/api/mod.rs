@@ -115,6 +115,13 @@ pgrx::extension_sql_file!("../../sql/evaluate.sql", name = "evaluate", requires 
 pgrx::extension_sql_file!(
     "../../sql/reports.sql",
     name = "reports",
-    requires = ["queue", "document_triggers", sentence_cache::dof_sentence_cache, sentence_cache::dof_sentence_cache_clear]
+    requires = [
+        "queue",
+        "document_triggers",
+        sentence_cache::dof_sentence_cache,
+        sentence_cache::dof_sentence_cache_clear,
+        query_cache::dof_query_cache,
+        query_cache::dof_query_cache_clear
+    ]
 );
 pgrx::extension_sql_file!("../../sql/drop_guard.sql", name = "drop_guard", requires = ["tables"]);

@@ -9,8 +9,34 @@ SELECT (q.v <=> dof_embed_query('El Servicio de Administración Tributaria dio a
      < (q.v <=> dof_embed_query('El equipo de fútbol ganó el campeonato el domingo')) AS paraphrase_is_closer
 FROM q;
 
--- the same text gives the same vector (cached session, deterministic inference)
+-- the same text gives the same vector (cached session, deterministic inference): with the
+-- query cache off, the model runs for each
+SET pg_dof.query_cache_size = 0;
+SELECT dof_query_cache_clear();
 SELECT dof_embed_query('Diario Oficial de la Federación') = dof_embed_query('Diario Oficial de la Federación') AS deterministic;
+SELECT entries, capacity, hits, misses FROM dof_query_cache();
+RESET pg_dof.query_cache_size;
+
+-- a query embedded again comes from the query cache (pg_dof.query_cache_size, per backend):
+-- the model's vector, counted as a hit; another model's is another entry, and a passage
+-- (dof_embed) is not a query
+SELECT dof_query_cache_clear();
+CREATE TEMP TABLE first_run AS SELECT dof_embed_query('licitación de medicamentos') AS v;
+SELECT entries, capacity, hits, misses, hit_rate FROM dof_query_cache();
+SELECT dof_embed_query('licitación de medicamentos') = (SELECT v FROM first_run) AS same_vector,
+       dof_embed_query('licitación de medicamentos', 'hash-384') <> (SELECT v FROM first_run) AS other_model,
+       (SELECT embedding FROM dof_embed(ARRAY['licitación de medicamentos'])) <> (SELECT v FROM first_run) AS passage_differs;
+SELECT entries, hits, misses, round(hit_rate::numeric, 2) AS hit_rate FROM dof_query_cache();
+-- bounded: the least recently used entries go first
+SET pg_dof.query_cache_size = 1;
+SELECT vector_dims(dof_embed_query('otra consulta')) AS dims;
+SELECT entries, capacity FROM dof_query_cache();
+-- off: what it held is not served (a miss), and it is emptied
+SET pg_dof.query_cache_size = 0;
+SELECT vector_dims(dof_embed_query('otra consulta')) AS dims;
+SELECT entries, hits, misses FROM dof_query_cache();
+RESET pg_dof.query_cache_size;
+DROP TABLE first_run;
 
 -- an HNSW index on a vector(384) column serves ORDER BY <=>
 -- (embedded as inserted: an UPDATE would leave broken HOT chains, and the new index would
