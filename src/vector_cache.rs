@@ -1,8 +1,8 @@
 //! A per-backend, bounded LRU of vectors the model made, keyed by what made them: the model
 //! (its registry row, and its files as they are on disk: `backend_models::model_identity`),
-//! the prefix and the text, as one 128-bit hash. The semantic chunker's sentences (`sentence_cache`) and the
-//! searches' queries (`query_cache`) each keep one; a hit costs a hash and a copy instead of
-//! a run of the model.
+//! the prefix and the text, as one 128-bit hash. The semantic chunker's sentences
+//! (`sentence_cache`) and the searches' queries (`query_cache`) each keep one; a hit costs a
+//! hash and a copy instead of a run of the model.
 //!
 //! Per backend rather than a table: a table costs a query per lookup and index pages per
 //! vector, and what one backend embedded another embeds again.
