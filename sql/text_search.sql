@@ -103,10 +103,14 @@ END
 $$;
 
 -- match_terms => 'any' of the text leg: the query's selective lexemes (IDF of at least
--- dof_bm25_selective_idf(), ln 20: in at most about 5% of chunks) OR'ed, rarest first, while the chunks they are
--- estimated to match stay within `budget`: every match is scored, so this bounds the text
--- leg's work at any table size. The query itself when it uses operators (phrases,
--- negation, or) or has no selective lexeme within the budget.
+-- dof_bm25_selective_idf(), ln 20: in at most about 5% of chunks) that some chunk holds,
+-- OR'ed, rarest first, while the chunks they are estimated to match stay within `budget`:
+-- every match is scored, so this bounds the text leg's work at any table size. When no chunk holds a
+-- selective lexeme (a small collection, where no word is that rare, or a query whose rare
+-- words are absent), every lexeme some chunk holds, the same way: the query itself (every
+-- word in one chunk) found nothing for such a query, and a rare word absent from every
+-- chunk (a typo) left only itself to match. The query itself when it uses operators
+-- (phrases, negation, or), when nothing fits the budget, or without statistics.
 CREATE FUNCTION dof_any_terms_query(query tsquery, lexemes text[], idfs double precision[], chunks double precision[],
                                     budget double precision DEFAULT 2000) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -115,7 +119,10 @@ BEGIN ATOMIC
                 ELSE coalesce((SELECT string_agg('''' || replace(replace(s.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery
                                FROM (SELECT t.lexeme, sum(t.chunks) OVER (ORDER BY t.idf DESC, t.lexeme) AS running
                                      FROM unnest(lexemes, idfs, chunks) AS t(lexeme, idf, chunks)
-                                     WHERE t.idf >= dof_bm25_selective_idf()) s
+                                     WHERE t.chunks > 0
+                                       AND (t.idf >= dof_bm25_selective_idf()
+                                            OR NOT EXISTS (SELECT FROM unnest(dof_any_terms_query.idfs, dof_any_terms_query.chunks) AS u(idf, held)
+                                                           WHERE u.held > 0 AND u.idf >= dof_bm25_selective_idf()))) s
                                WHERE s.running <= budget), query) END;
 END;
 
@@ -294,8 +301,9 @@ $$;
 -- match_terms => 'any' (default): a chunk matches with any of the query's selective
 -- lexemes (dof_any_terms_query); common lexemes only add to the score. A question in
 -- plain words rarely has all its words in one chunk, so 'all' would find nothing; OR over
--- every word would select (and rank) a large share of the table. With no selective
--- lexeme (or no statistics yet), or when the query uses operators, 'any' acts as 'all'.
+-- every word would select (and rank) a large share of the table. When no chunk holds a
+-- selective lexeme, any lexeme some chunk holds, within the same budget. With no
+-- statistics yet, or when the query uses operators, 'any' acts as 'all'.
 CREATE FUNCTION dof_text_search(query text, k integer DEFAULT 10, collection text DEFAULT NULL,
                                 filter jsonb DEFAULT NULL, ranking text DEFAULT 'bm25',
                                 match_terms text DEFAULT 'any')
@@ -321,7 +329,7 @@ END
 $$;
 
 COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector with dof_bm25_parameters(); used by the text leg';
-COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= dof_bm25_selective_idf()) OR''ed, rarest first within an estimated budget of matching chunks; the query itself when it has operators or no such lexeme';
+COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= dof_bm25_selective_idf()) some chunk holds OR''ed, rarest first within an estimated budget of matching chunks, or, when no chunk holds one, every lexeme some chunk holds, the same way; the query itself when it has operators, nothing fits the budget, or no statistics are given';
 COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS 'Text leg alone: the k best chunks matching the query (match_terms: any selective lexeme, or all terms in websearch syntax) in the collection''s text search configuration, ranked by BM25 (default) or ts_rank_cd';
 COMMENT ON FUNCTION dof_term_stats(text, text[]) IS 'How many chunks of a collection (NULL: all) hold each lexeme, exact (dof_term_stats deltas summed); what a sharded search adds up over shards';
 COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all collections'') chunk count and total length in tokens, exact';

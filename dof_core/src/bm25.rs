@@ -58,8 +58,9 @@ pub fn idf(holding: f64, total: f64) -> f64 {
 }
 
 /// The IDF from which a lexeme is selective, ln 20 (in at most about 5% of chunks): the text
-/// leg's `match_terms => 'any'` ORs only these, so its matches, which are all scored, stay
-/// few at any table size; common lexemes only add to the score of what they match.
+/// leg's `match_terms => 'any'` ORs these (those some chunk holds), so its matches, which
+/// are all scored, stay few at any table size; common lexemes only add to the score of what
+/// they match, unless no chunk holds a selective one (`dof_any_terms_query`).
 pub const SELECTIVE_IDF: f64 = 2.995_732_273_553_991;
 
 /// What a pair of the query's neighbouring words found as neighbours in a chunk adds to its

@@ -28,7 +28,8 @@ fn dof_bm25_full_match(idfs: Option<Vec<Option<f64>>>) -> f64 {
 }
 
 /// The IDF from which a lexeme is selective (`dof_core::bm25::SELECTIVE_IDF`, ln 20):
-/// `dof_any_terms_query` ORs only those.
+/// `dof_any_terms_query` ORs those that some chunk holds (every lexeme a chunk holds when
+/// none).
 #[pg_extern(immutable, parallel_safe)]
 fn dof_bm25_selective_idf() -> f64 {
     SELECTIVE_IDF

@@ -28,17 +28,29 @@ SELECT dof_any_terms_query('a & b & c & d', '{a,b,c,d}', '{5,4,3.5,1}', '{10,100
        dof_any_terms_query('a & b & c & d', '{a,b,c,d}', '{5,4,3.5,1}', '{10,100,1000,90000}') AS within_default,
        dof_any_terms_query('a & !b', '{a}', '{5}', '{10}') AS with_operators,
        dof_any_terms_query('a & b', '{a,b}', '{1,1}', NULL) AS no_statistics;
+-- a selective lexeme no chunk holds matches nothing: the others are OR'ed without it, and
+-- when no chunk holds a selective one, every lexeme a chunk holds, rarest first, within the
+-- budget (only then: a common lexeme beside a held selective one only adds to the score)
+SELECT dof_any_terms_query('a & b & c', '{a,b,c}', '{6,4,1}', '{0,10,100}') AS absent_rare_dropped,
+       dof_any_terms_query('a & b & c', '{a,b,c}', '{6,2,1}', '{0,30,60}') AS none_selective_held,
+       dof_any_terms_query('a & b & c', '{a,b,c}', '{6,2,1}', '{0,30,60}', 50) AS none_selective_within_50,
+       dof_any_terms_query('a & b', '{a,b}', '{2,1}', '{3000,5000}') AS none_fits;
 
--- 'any' (default): chunks with a selective lexeme ("aduana"), BM25-ranked; the heading
--- match (weight A) and repeated term put aduana-3 first
+-- 'any' (default), BM25-ranked: in 63 chunks no lexeme is selective ("aduana" is in 3), so
+-- chunks with any of them: the aduana notices first (the heading match, weight A, and the
+-- repeated term put aduana-3 first), then the chunks with "ley" alone
 SELECT d.source_id, t.rank FROM dof_text_search('ley aduana', 10, 'ranking') t
 JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id ORDER BY t.rank;
 -- a question in plain words: 'all' finds nothing, 'any' finds the answer
 SELECT count(*) AS all_rows FROM dof_text_search('¿qué dice la ley sobre el arancel de mercancías?', 10, 'ranking', match_terms => 'all');
 SELECT d.source_id, t.rank FROM dof_text_search('¿qué dice la ley sobre el arancel de mercancías?', 10, 'ranking') t
 JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id ORDER BY t.rank;
--- only common lexemes: 'any' behaves as 'all'
+-- only common lexemes: any of them, within the budget ("ley" is in the 63 chunks, "federal"
+-- in 60; every word in one chunk found 60)
 SELECT count(*) AS rows FROM dof_text_search('ley federal', 100, 'ranking');
+-- a rare word no chunk holds (a typo, a word of another text) does not leave the query
+-- unmatched: it found nothing when the absent word was the only selective one
+SELECT count(*) AS rows FROM dof_text_search('ley federal pesquería', 100, 'ranking');
 -- operators keep websearch semantics: a negation is honoured
 SELECT count(*) AS rows FROM dof_text_search('aduana -puerto', 10, 'ranking');
 -- ts_rank_cd is still available, over the same matches

@@ -12,8 +12,8 @@ INSERT INTO preguntas VALUES
  ('tipo de cambio del dólar', 'tipo', NULL, NULL),
  ('riesgo psicosocial', 'nom', NULL, NULL),
  ('vedas de camarón', 'pesca', 20, 40),
- -- the words are in 'tipo', but the answer range is in 'pesca': a miss for every method
- ('banco de méxico', 'pesca', 0, 5);
+ -- the words are only in 'tipo', but the answer range is in 'pesca': a miss for every method
+ ('banco del dólar', 'pesca', 0, 5);
 -- the text leg's ranks are exact: three questions first, one missed: MRR (1 + 1 + 1 + 0) / 4
 SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr, round(r_at_1::numeric, 3) AS r1,
        round(r_at_5::numeric, 3) AS r5, round(ndcg::numeric, 3) AS ndcg, round(recall::numeric, 3) AS recall,
@@ -42,7 +42,7 @@ SELECT method, questions_scored, round(mrr::numeric, 3) AS mrr FROM dof_evaluate
 SELECT question, kind, first_hit FROM dof_evaluate_questions('preguntas_con_tipo', 'ev', methods => ARRAY['text']);
 -- an answer in several places: int4multirange
 SELECT method, round(mrr::numeric, 3) AS mrr
-FROM dof_evaluate($$SELECT 'banco de méxico' AS question, 'tipo' AS source_id, '{[0,3), [20,30)}'::int4multirange AS answer$$,
+FROM dof_evaluate($$SELECT 'banco del dólar' AS question, 'tipo' AS source_id, '{[0,3), [20,30)}'::int4multirange AS answer$$,
                   'ev', methods => ARRAY['text']);
 -- the chunks that answer a question, by id (an array, or one id): relevant only among its
 -- document's chunks, so the 'tipo' chunk given for a 'pesca' question is not (a WARNING)
@@ -53,7 +53,7 @@ FROM dof_evaluate_questions($$SELECT 'vedas de camarón' AS question, 'pesca' AS
                               SELECT 'riesgo psicosocial', 'nom',
                                      ARRAY[(SELECT c.id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'nom')]
                               UNION ALL
-                              SELECT 'banco de méxico', 'pesca',
+                              SELECT 'banco del dólar', 'pesca',
                                      ARRAY(SELECT c.id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE d.source_id = 'tipo')$$,
                             'ev', methods => ARRAY['text']);
 SELECT method, round(mrr::numeric, 3) AS mrr
