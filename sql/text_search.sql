@@ -105,12 +105,13 @@ $$;
 -- match_terms => 'any' of the text leg: the query's selective lexemes (IDF of at least
 -- dof_bm25_selective_idf(), ln 20: in at most about 5% of chunks) that some chunk holds,
 -- OR'ed, rarest first, while the chunks they are estimated to match stay within `budget`:
--- every match is scored, so this bounds the text leg's work at any table size. When no chunk holds a
--- selective lexeme (a small collection, where no word is that rare, or a query whose rare
--- words are absent), every lexeme some chunk holds, the same way: the query itself (every
--- word in one chunk) found nothing for such a query, and a rare word absent from every
--- chunk (a typo) left only itself to match. The query itself when it uses operators
--- (phrases, negation, or), when nothing fits the budget, or without statistics.
+-- every match is scored, so this bounds the text leg's work at any table size. When no
+-- chunk holds a selective lexeme (a small collection, where no word is that rare, or a
+-- query whose rare words are absent), every lexeme some chunk holds, the same way: the
+-- query itself (every word in one chunk) found nothing for such a query, and a rare word
+-- absent from every chunk (a typo) left only itself to match. The query itself when it
+-- uses operators (phrases, negation, or), when nothing fits the budget, or without
+-- statistics.
 CREATE FUNCTION dof_any_terms_query(query tsquery, lexemes text[], idfs double precision[], chunks double precision[],
                                     budget double precision DEFAULT 2000) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
