@@ -40,17 +40,19 @@ impl FileStamp {
 }
 
 /// What a vector of `spec` depends on: the spec and its files as they are on disk now (a file
-/// changed in place changes it, as it makes the session load again). The vector caches key
-/// by it.
-pub fn model_identity(spec: &ModelSpec) -> impl std::hash::Hash + '_ {
-    (spec, FileStamp::of(&spec.model_file), FileStamp::of(&spec.tokenizer_file))
-}
-
+/// changed in place changes it, as it makes the session load again). The sessions and the
+/// vector caches key by it.
 #[derive(Clone, PartialEq, Eq, Hash)]
-struct SessionKey {
+pub struct SessionKey {
     spec: ModelSpec,
     model: FileStamp,
     tokenizer: FileStamp,
+}
+
+impl SessionKey {
+    pub fn of(spec: &ModelSpec) -> Self {
+        Self { spec: spec.clone(), model: FileStamp::of(&spec.model_file), tokenizer: FileStamp::of(&spec.tokenizer_file) }
+    }
 }
 
 struct Session {
@@ -131,7 +133,7 @@ static PRELOADED: std::sync::OnceLock<Arc<ModelTokenizer>> = std::sync::OnceLock
 
 /// Runs `f` with the (cached) ONNX embedder of `spec`, checked against its registered dimension.
 fn with_onnx<R>(spec: &ModelSpec, f: impl FnOnce(&mut OnnxEmbedder) -> Result<R, EmbedError>) -> Result<R, EmbedError> {
-    let key = SessionKey { spec: spec.clone(), model: FileStamp::of(&spec.model_file), tokenizer: FileStamp::of(&spec.tokenizer_file) };
+    let key = SessionKey::of(spec);
     let (intra_threads, spinning) = (guc::intra_op_threads(), guc::onnx_spinning());
     SESSIONS.with(|cell| {
         let mut sessions = cell.borrow_mut();

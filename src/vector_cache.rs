@@ -1,5 +1,5 @@
 //! A per-backend, bounded LRU of vectors the model made, keyed by what made them: the model
-//! (its registry row, and its files as they are on disk: `backend_models::model_identity`),
+//! (its registry row, and its files as they are on disk: `backend_models::SessionKey`),
 //! the prefix and the text, as one 128-bit hash. The semantic chunker's sentences
 //! (`sentence_cache`) and the searches' queries (`query_cache`) each keep one; a hit costs a
 //! hash and a copy instead of a run of the model.
@@ -77,27 +77,25 @@ pub fn embed(
     prefix: &str,
     between_batches: &mut dyn FnMut(),
 ) -> Result<Vec<Vec<f32>>, EmbedError> {
-    let model = backend_models::model_identity(spec);
+    let model = backend_models::SessionKey::of(spec);
     let keys: Vec<Key> = texts.iter().map(|text| key(&model, prefix, text)).collect();
+    let mut missing: Vec<usize> = Vec::new(); // first index of each distinct missing text
     let mut found: Vec<Option<Arc<[f32]>>> = cache.with(|cell| {
         let mut cache = cell.borrow_mut();
         match capacity {
             Some(capacity) => cache.vectors.resize(capacity),
             None => cache.vectors.clear(), // off: what it held is not served
         }
-        keys.iter().map(|key| cache.vectors.get(key).cloned()).collect()
-    });
-    let mut missing: Vec<usize> = Vec::new(); // first index of each distinct missing text
-    let mut seen: HashSet<&Key> = HashSet::new();
-    for (i, key) in keys.iter().enumerate() {
-        if found[i].is_none() && seen.insert(key) {
-            missing.push(i);
+        let found: Vec<Option<Arc<[f32]>>> = keys.iter().map(|key| cache.vectors.get(key).cloned()).collect();
+        let mut seen: HashSet<&Key> = HashSet::new();
+        for (i, key) in keys.iter().enumerate() {
+            if found[i].is_none() && seen.insert(key) {
+                missing.push(i);
+            }
         }
-    }
-    cache.with(|cell| {
-        let mut cache = cell.borrow_mut();
         cache.hits += (texts.len() - missing.len()) as u64;
         cache.misses += missing.len() as u64;
+        found
     });
     if !missing.is_empty() {
         let batch: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Integration: pg_dof.preload_tokenizer (pg_dof preloaded, as the project's cluster runs it).
-# Set to e5's tokenizer, the server loads it at start and a new backend holds it before its first use,
-# its chunks cut by it as by one it loads itself; a file that cannot be loaded (missing, or
-# not a tokenizer) is logged and the server starts anyway, each backend then loading the
-# tokenizer it needs; empty (the default) preloads none.
+# Set to e5's tokenizer, the server loads it at start and a new backend holds it before its
+# first use, its chunks cut by it as by one it loads itself; a file that cannot be loaded
+# (missing, or not a tokenizer) is logged and the server starts anyway, each backend then
+# loading the tokenizer it needs; empty (the default) preloads none.
 set -uo pipefail
 . "$(dirname "$0")/common.bash"
 export PG_DOF_DB=pg_dof_preload_tokenizer

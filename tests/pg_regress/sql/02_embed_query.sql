@@ -37,6 +37,24 @@ SELECT vector_dims(dof_embed_query('otra consulta')) AS dims;
 SELECT entries, hits, misses FROM dof_query_cache();
 RESET pg_dof.query_cache_size;
 DROP TABLE first_run;
+-- an unprivileged role uses the cache like any other (the functions need no grant), and it
+-- never serves a vector past the registry: a role that may not read dof_models gets no
+-- vector, even of a query this backend already holds
+CREATE ROLE dof_asker NOLOGIN;
+GRANT SELECT ON dof_models TO dof_asker;
+SELECT dof_query_cache_clear();
+SELECT vector_dims(dof_embed_query('multas por pesca ilegal')) AS dims;
+SET ROLE dof_asker;
+SELECT dof_query_cache_clear();
+SELECT dof_embed_query('multas por pesca ilegal') = dof_embed_query('multas por pesca ilegal') AS same_vector;
+SELECT entries, hits, misses FROM dof_query_cache();
+RESET ROLE;
+REVOKE SELECT ON dof_models FROM dof_asker;
+SET ROLE dof_asker;
+SELECT vector_dims(dof_embed_query('multas por pesca ilegal')) AS dims;
+SELECT entries, hits, misses FROM dof_query_cache();
+RESET ROLE;
+DROP ROLE dof_asker;
 
 -- an HNSW index on a vector(384) column serves ORDER BY <=>
 -- (embedded as inserted: an UPDATE would leave broken HOT chains, and the new index would
