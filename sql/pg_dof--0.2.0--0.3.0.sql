@@ -2314,7 +2314,7 @@ RETURNS TABLE ("entries" bigint, "capacity" bigint, "hits" bigint, "misses" bigi
 STRICT VOLATILE PARALLEL RESTRICTED LANGUAGE c AS 'MODULE_PATHNAME', 'dof_query_cache_wrapper';
 CREATE FUNCTION "dof_query_cache_clear"() RETURNS void
 STRICT VOLATILE PARALLEL RESTRICTED LANGUAGE c AS 'MODULE_PATHNAME', 'dof_query_cache_clear_wrapper';
-COMMENT ON FUNCTION dof_query_cache() IS 'This backend''s cache of query vectors (the searches'' queries, dof_embed_query): entries, capacity (pg_dof.query_cache_size), hits, misses and hit rate since the backend started or dof_query_cache_clear()';
+COMMENT ON FUNCTION dof_query_cache() IS 'This backend''s cache of query vectors (the searches'' queries, dof_embed_query, dof_embed with as_query): entries, capacity (pg_dof.query_cache_size), hits, misses and hit rate since the backend started or dof_query_cache_clear()';
 COMMENT ON FUNCTION dof_query_cache_clear() IS 'Empties this backend''s query cache and zeroes its counters';
 
 -- SET search_path FROM CURRENT captured the schemas of 0.2.0's required extensions; this

@@ -130,5 +130,5 @@ COMMENT ON VIEW dof_token_stats IS 'Tokens per chunk by pattern and collection (
 COMMENT ON VIEW dof_queue_status IS 'Deferred indexing: documents queued, done and failed per collection, with the last error';
 COMMENT ON FUNCTION dof_sentence_cache() IS 'This backend''s cache of sentence vectors (the semantic chunker): entries, capacity (pg_dof.sentence_cache_size), hits, misses and hit rate since the backend started or dof_sentence_cache_clear()';
 COMMENT ON FUNCTION dof_sentence_cache_clear() IS 'Empties this backend''s sentence cache and zeroes its counters';
-COMMENT ON FUNCTION dof_query_cache() IS 'This backend''s cache of query vectors (the searches'' queries, dof_embed_query): entries, capacity (pg_dof.query_cache_size), hits, misses and hit rate since the backend started or dof_query_cache_clear()';
+COMMENT ON FUNCTION dof_query_cache() IS 'This backend''s cache of query vectors (the searches'' queries, dof_embed_query, dof_embed with as_query): entries, capacity (pg_dof.query_cache_size), hits, misses and hit rate since the backend started or dof_query_cache_clear()';
 COMMENT ON FUNCTION dof_query_cache_clear() IS 'Empties this backend''s query cache and zeroes its counters';

@@ -16,10 +16,11 @@ thread_local! {
     static QUERIES: RefCell<VectorCache> = RefCell::new(VectorCache::new());
 }
 
-/// The vector of `query` by `spec` with `prefix` (the model's query prefix), through the cache.
-pub fn embed(spec: &ModelSpec, query: &str, prefix: &str, between_batches: &mut dyn FnMut()) -> Result<Vec<f32>, EmbedError> {
-    let mut vectors = vector_cache::embed(&QUERIES, guc::query_cache_size(), spec, &[query], prefix, between_batches)?;
-    Ok(vectors.pop().expect("one vector for one query"))
+/// The vectors of `queries` by `spec` with `prefix` (the model's query prefix), through the
+/// cache: `dof_embed_query` (every search given a query's text) and `dof_embed` with
+/// `as_query`.
+pub fn embed(spec: &ModelSpec, queries: &[&str], prefix: &str, between_batches: &mut dyn FnMut()) -> Result<Vec<Vec<f32>>, EmbedError> {
+    vector_cache::embed(&QUERIES, guc::query_cache_size(), spec, queries, prefix, between_batches)
 }
 
 /// This backend's query cache: entries held, capacity, hits and misses since the backend

@@ -140,7 +140,15 @@ fn embedding_spec(model: Option<&PgHeapTuple<'_, AllocatedByRust>>) -> ModelSpec
 pub(super) fn embed_query(spec: &ModelSpec, query: &str, prefix: &str) -> Option<Vec<f32>> {
     let query = [Some(query.to_string())];
     let texts = inputs(&query, "query", Rule::AtMostBytes(MAX_TEXT_BYTES));
-    Some(query_cache::embed(spec, texts[0], prefix, &mut check_interrupts).unwrap_or_else(|error| raise_embed_error(error)))
+    let mut vectors = query_cache::embed(spec, &texts, prefix, &mut check_interrupts).unwrap_or_else(|error| raise_embed_error(error));
+    vectors.pop()
+}
+
+/// What a batch of texts is to the embedding: queries go through the query cache, passages
+/// (a document's chunks, embedded once each) do not.
+pub(super) enum Texts {
+    Queries,
+    Passages,
 }
 
 /// The vectors of `texts` by `spec` with `prefix`, numbered: both dof_embed_internal.
@@ -148,10 +156,14 @@ pub(super) fn embed_texts(
     spec: &ModelSpec,
     texts: &[Option<String>],
     prefix: &str,
+    kind: Texts,
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let texts = inputs(texts, "texts", Rule::AtMostBytes(MAX_TEXT_BYTES));
-    let vectors = backend_models::embed(spec, &texts, prefix, &mut check_interrupts).unwrap_or_else(|e| raise_embed_error(e));
-    numbered(vectors)
+    let vectors = match kind {
+        Texts::Queries => query_cache::embed(spec, &texts, prefix, &mut check_interrupts),
+        Texts::Passages => backend_models::embed(spec, &texts, prefix, &mut check_interrupts),
+    };
+    numbered(vectors.unwrap_or_else(|e| raise_embed_error(e)))
 }
 
 /// Late chunking of one document's `chunks` (with their front matter) by `spec` with
@@ -191,8 +203,11 @@ fn dof_embed_model(
     let texts = texts.unwrap_or_else(|| raise_null_argument("texts"));
     let spec = embedding_spec(model.as_ref());
     // NULL as_query is a passage, as the SQL wrapper's CASE read it before
-    let prefix = if as_query.unwrap_or(false) { &spec.query_prefix } else { &spec.passage_prefix };
-    embed_texts(&spec, &texts, prefix)
+    if as_query.unwrap_or(false) {
+        embed_texts(&spec, &texts, &spec.query_prefix, Texts::Queries)
+    } else {
+        embed_texts(&spec, &texts, &spec.passage_prefix, Texts::Passages)
+    }
 }
 
 /// Late chunking: the chunks of one document embedded in one pass of the model of a

@@ -8,7 +8,7 @@
 
 use pgrx::prelude::*;
 
-use super::embed::{checked_dimension, embed_late_chunks, embed_query, embed_texts, spec};
+use super::embed::{checked_dimension, embed_late_chunks, embed_query, embed_texts, spec, Texts};
 use super::errors::raise_null_argument;
 use super::index_document::{chunk_and_embed, chunk_row};
 use super::vector_search::{index_order, nearest, Given, Statement};
@@ -47,7 +47,8 @@ fn dof_embed_internal(
 ) -> TableIterator<'static, (name!(ordinality, i32), name!(embedding, Vec<f32>))> {
     let texts = texts.unwrap_or_else(|| raise_null_argument("texts"));
     let spec = spec(kind, name, model_file, tokenizer_file, checked_dimension(dimension), max_positions, revision);
-    embed_texts(&spec, &texts, prefix)
+    // 0.2.0's SQL passes the prefix, not whether the texts are queries
+    embed_texts(&spec, &texts, prefix, Texts::Passages)
 }
 
 #[pg_extern(stable, parallel_safe, sql = false)]

@@ -18,14 +18,18 @@ SELECT entries, capacity, hits, misses FROM dof_query_cache();
 RESET pg_dof.query_cache_size;
 
 -- a query embedded again comes from the query cache (pg_dof.query_cache_size, per backend):
--- the model's vector, counted as a hit; another model's is another entry, and a passage
--- (dof_embed) is not a query
+-- the model's vector, counted as a hit, and so is the same query in a batch of queries
+-- (dof_embed with as_query: a text repeated in it is embedded once, its copies counted as
+-- hits); another model's is another entry, and a passage (dof_embed) is not a query
 SELECT dof_query_cache_clear();
 CREATE TEMP TABLE first_run AS SELECT dof_embed_query('licitación de medicamentos') AS v;
 SELECT entries, capacity, hits, misses, hit_rate FROM dof_query_cache();
 SELECT dof_embed_query('licitación de medicamentos') = (SELECT v FROM first_run) AS same_vector,
        dof_embed_query('licitación de medicamentos', 'hash-384') <> (SELECT v FROM first_run) AS other_model,
        (SELECT embedding FROM dof_embed(ARRAY['licitación de medicamentos'])) <> (SELECT v FROM first_run) AS passage_differs;
+SELECT entries, hits, misses FROM dof_query_cache();
+SELECT ordinality, embedding = (SELECT v FROM first_run) AS same_vector
+FROM dof_embed(ARRAY['licitación de medicamentos', 'compra de vacunas', 'compra de vacunas'], as_query => true);
 SELECT entries, hits, misses, round(hit_rate::numeric, 2) AS hit_rate FROM dof_query_cache();
 -- bounded: the least recently used entries go first
 SET pg_dof.query_cache_size = 1;
