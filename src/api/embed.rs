@@ -144,8 +144,8 @@ pub(super) fn embed_query(spec: &ModelSpec, query: &str, prefix: &str) -> Option
     vectors.pop()
 }
 
-/// What a batch of texts is to the embedding: queries go through the query cache, passages
-/// (a document's chunks, embedded once each) do not.
+/// What a batch of texts is to the embedding: queries go through the query cache (a query is
+/// often asked again), passages do not (a document's chunks are embedded once each).
 pub(super) enum Texts {
     Queries,
     Passages,
