@@ -1368,7 +1368,7 @@ END;
 COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector with dof_bm25_parameters(); used by the text leg';
 COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= dof_bm25_selective_idf()) some chunk holds OR''ed, rarest first within an estimated budget of matching chunks, or, when no chunk holds one, every lexeme some chunk holds, the same way; the query itself when it has operators, nothing fits the budget, or no statistics are given';
 COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF, ln(1 + (total - n + 0.5) / (n + 0.5)), of each count n of chunks holding a lexeme among total chunks';
-COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs only those';
+COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs those some chunk holds (every lexeme some chunk holds when none: dof_any_terms_query)';
 COMMENT ON FUNCTION dof_bm25_parameters() IS 'BM25''s parameters as the text leg scores with them: k1, b, and what a match in the heading path (weight A) counts as';
 
 -- The weighted fusion's comment says how it normalises.
