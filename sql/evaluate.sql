@@ -83,6 +83,12 @@ DECLARE
     n_missing bigint;
     searches text[] := '{}';
     method_number integer;
+    -- the columns the questions' rows are read from; any other is named in a WARNING: a
+    -- misnamed answer column (char_range, evidence) scored every chunk of the question's
+    -- document as relevant without a word, and a misnamed id numbered the rows
+    read_columns CONSTANT text[] := ARRAY['question', 'source_id', 'answer', 'char_start', 'char_end', 'chunk_ids', 'id', 'kind'];
+    given_columns text[];
+    unread text[];
 BEGIN
     source := dof_evaluate_source(questions);
     IF k IS NULL OR k < 1 OR k > 1000 THEN
@@ -150,7 +156,8 @@ BEGIN
     IF to_regclass('pg_temp.dof_evaluate_asked') IS NULL THEN
         CREATE TEMP TABLE dof_evaluate_asked (id integer, question_id text, question text, source_id text,
                                               answer int4multirange, char_start integer, char_end integer,
-                                              chunk_ids bigint[], embedding vector, relevant bigint[], kind text)
+                                              chunk_ids bigint[], embedding vector, relevant bigint[], kind text,
+                                              columns text[])
             ON COMMIT DROP;
     END IF;
     IF to_regclass('pg_temp.dof_evaluate_runs') IS NULL THEN
@@ -171,20 +178,31 @@ BEGIN
                         THEN ARRAY(SELECT CASE WHEN e ~ '^[0-9]{1,18}$' THEN e::bigint END
                                    FROM jsonb_array_elements_text(CASE jsonb_typeof(j->'chunk_ids') WHEN 'array' THEN j->'chunk_ids'
                                                                        ELSE jsonb_build_array(j->'chunk_ids') END) e) END,
-                   NULL, NULL, j->>'kind'
+                   NULL, NULL, j->>'kind',
+                   CASE WHEN n = 1 THEN ARRAY(SELECT c FROM jsonb_object_keys(j) c ORDER BY c) END
             FROM (SELECT to_jsonb(q) AS j, row_number() OVER () AS n FROM (%s) q) s$q$, source);
     EXCEPTION WHEN data_exception THEN
         RAISE EXCEPTION 'the questions could not be read: %', SQLERRM USING ERRCODE = 'invalid_parameter_value',
             HINT = 'answer is a range or multirange of the body''s characters (''[120,480)'', ''{[120,480),[900,950)}''), char_start and char_end integers, chunk_ids ids';
     END;
-    IF EXISTS (SELECT 1 FROM dof_evaluate_asked WHERE question IS NULL OR source_id IS NULL) THEN
+    given_columns := (SELECT q.columns FROM dof_evaluate_asked q WHERE q.id = 1);
+    SELECT * INTO item FROM dof_evaluate_asked q WHERE q.question IS NULL OR q.source_id IS NULL ORDER BY q.id LIMIT 1;
+    IF FOUND THEN
         RAISE EXCEPTION 'every question needs the columns question and source_id'
             USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = CASE WHEN ARRAY['question', 'source_id'] <@ given_columns
+                                THEN format('question %s has no %s', item.question_id, CASE WHEN item.question IS NULL THEN 'question' ELSE 'source_id' END)
+                                ELSE format('the questions'' columns are %s', (SELECT string_agg(format('"%s"', c), ', ') FROM unnest(given_columns) c)) END,
                   HINT = 'e.g. SELECT q AS question, doc AS source_id, start AS char_start, stop AS char_end FROM my_questions';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM dof_evaluate_asked) THEN
         RAISE EXCEPTION 'no questions' USING ERRCODE = 'invalid_parameter_value',
             HINT = 'the questions query returned no rows';
+    END IF;
+    unread := ARRAY(SELECT c FROM unnest(given_columns) c WHERE c <> ALL (read_columns));
+    IF cardinality(unread) > 0 THEN
+        RAISE WARNING 'the questions have columns dof_evaluate does not read: %', (SELECT string_agg(format('"%s"', c), ', ') FROM unnest(unread) c)
+            USING HINT = 'it reads question, source_id, answer (or char_start and char_end), chunk_ids, id and kind; a question without answer, char_start or chunk_ids counts every chunk of its document as relevant';
     END IF;
     SELECT * INTO item FROM dof_evaluate_asked q WHERE q.char_start > q.char_end ORDER BY q.id LIMIT 1;
     IF FOUND THEN

@@ -120,6 +120,15 @@ SELECT method, questions_scored FROM dof_evaluate($$select pregunta as question,
 SELECT method, questions_scored FROM dof_evaluate(E'-- mis preguntas\n/* sin rango */ (select question, source_id from preguntas_simples)',
                                                   'ev', methods => ARRAY['text']);
 SELECT method, questions_scored FROM dof_evaluate('  values (''vedas de camarón'', ''pesca'')', 'ev', methods => ARRAY['text']);
+-- a column it does not read is named in a WARNING, with what it reads: a misnamed answer
+-- (char_range) or id (question_id) was dropped without a word, and every chunk of the
+-- question's document counted as relevant; the error for a missing question or source_id
+-- names the columns the questions have, or the question whose value is NULL
+SELECT method, questions_scored FROM dof_evaluate($$SELECT 7 AS question_id, 'vedas de camarón' AS question, 'pesca' AS source_id, '[0,5)'::int4range AS char_range$$,
+                                                  'ev', methods => ARRAY['text']);
+SELECT question_id, first_hit FROM dof_evaluate_questions($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id, 'x' AS nota$$, 'ev', methods => ARRAY['text']);
+SELECT * FROM dof_evaluate($$SELECT 'vedas de camarón' AS pregunta, 'pesca' AS source_id$$, 'ev');
+SELECT * FROM dof_evaluate($$SELECT * FROM (VALUES ('vedas de camarón', 'pesca'), (NULL, 'nom')) v(question, source_id)$$, 'ev');
 -- as a role that may search but not see every document: the questions are scored on what
 -- row-level security lets it read (the 'pesca' document is hidden: its question is a miss)
 CREATE ROLE dof_evaluator;
