@@ -129,6 +129,13 @@ SELECT method, questions_scored FROM dof_evaluate($$SELECT 7 AS question_id, 've
 SELECT question_id, first_hit FROM dof_evaluate_questions($$SELECT 'vedas de camarón' AS question, 'pesca' AS source_id, 'x' AS nota$$, 'ev', methods => ARRAY['text']);
 SELECT * FROM dof_evaluate($$SELECT 'vedas de camarón' AS pregunta, 'pesca' AS source_id$$, 'ev');
 SELECT * FROM dof_evaluate($$SELECT * FROM (VALUES ('vedas de camarón', 'pesca'), (NULL, 'nom')) v(question, source_id)$$, 'ev');
+-- text searches alone embed no question (the model ran for every question, needed or not):
+-- the query cache sees no lookup; a vector method embeds each question once
+SELECT dof_query_cache_clear();
+SELECT method, questions_scored FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['text', 'text:match_terms=all']);
+SELECT entries, hits, misses FROM dof_query_cache();
+SELECT method, questions_scored FROM dof_evaluate('preguntas_simples', 'ev', methods => ARRAY['text', 'vector']);
+SELECT entries = (SELECT count(DISTINCT question) FROM preguntas_simples) AS each_embedded_once, hits FROM dof_query_cache();
 -- as a role that may search but not see every document: the questions are scored on what
 -- row-level security lets it read (the 'pesca' document is hidden: its question is a miss)
 CREATE ROLE dof_evaluator;
