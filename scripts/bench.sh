@@ -33,6 +33,8 @@ log "what the order within a document costs a hybrid search (the DOF set's datab
 bash bench/scripts/document_order_cost.sh
 log "BM25's exact per-collection statistics: insert cost, triggers on vs off (hash embedder, so the model does not hide it)"
 bash bench/scripts/term_stats_cost.sh
+log "BM25's statistics read by a search (no collection named and named) and folded, this tree vs before (hash embedder)"
+bash bench/scripts/term_stats_reads.sh
 log "chunking strategies through SQL: MB/s and chunks/s per strategy; semantic with e5 cold vs cached vs a table cache"
 bash bench/scripts/chunkers.sh
 log "ingest pipeline: dof load into inline and deferred collections (1 and 2 jobs / queue workers) vs raw dof_embed of the same chunks; the loader alone"

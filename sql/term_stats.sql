@@ -47,27 +47,35 @@ CREATE TRIGGER dof_chunks_stats_changed AFTER UPDATE ON dof_chunks
 
 -- Folds a collection's (or every collection's) statistics deltas into one row per lexeme;
 -- returns the number of rows removed. Exact at any time; folding only keeps reads short.
+-- Only the lexemes with more than one row are rewritten: rewriting every row, as it did, cost
+-- as much as the statistics are large at every fold (a queue drain's, a load's), however few
+-- deltas there were to fold (bench/scripts/term_stats_reads.sh). Rows a concurrent writer
+-- has not committed are not seen, so not deleted: they stay deltas for the next fold.
 CREATE FUNCTION dof_compact_stats(collection text DEFAULT NULL) RETURNS bigint
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
-    before bigint;
-    after bigint;
+    removed bigint;
 BEGIN
-    SELECT count(*) INTO before FROM dof_term_stats s WHERE dof_compact_stats.collection IS NULL OR s.collection = dof_compact_stats.collection;
-    WITH moved AS (
-        DELETE FROM dof_term_stats s WHERE dof_compact_stats.collection IS NULL OR s.collection = dof_compact_stats.collection
+    WITH unfolded AS (
+        SELECT s.collection, s.lexeme FROM dof_term_stats s
+        WHERE dof_compact_stats.collection IS NULL OR s.collection = dof_compact_stats.collection
+        GROUP BY 1, 2 HAVING count(*) > 1
+    ), moved AS (
+        DELETE FROM dof_term_stats s USING unfolded u WHERE s.collection = u.collection AND s.lexeme = u.lexeme
         RETURNING s.collection, s.lexeme, s.chunks
+    ), kept AS (
+        INSERT INTO dof_term_stats (collection, lexeme, chunks)
+        SELECT m.collection, m.lexeme, sum(m.chunks) FROM moved m GROUP BY 1, 2 HAVING sum(m.chunks) <> 0
+        RETURNING 1
     )
-    INSERT INTO dof_term_stats (collection, lexeme, chunks)
-    SELECT m.collection, m.lexeme, sum(m.chunks) FROM moved m GROUP BY 1, 2 HAVING sum(m.chunks) <> 0;
+    SELECT (SELECT count(*) FROM moved) - (SELECT count(*) FROM kept) INTO removed;
     WITH moved AS (
         DELETE FROM dof_collection_stats s WHERE dof_compact_stats.collection IS NULL OR s.collection = dof_compact_stats.collection
         RETURNING s.collection, s.chunks, s.tokens
     )
     INSERT INTO dof_collection_stats (collection, chunks, tokens)
     SELECT m.collection, sum(m.chunks), sum(m.tokens) FROM moved m GROUP BY 1 HAVING sum(m.chunks) <> 0 OR sum(m.tokens) <> 0;
-    SELECT count(*) INTO after FROM dof_term_stats s WHERE dof_compact_stats.collection IS NULL OR s.collection = dof_compact_stats.collection;
-    RETURN before - after;
+    RETURN removed;
 END
 $$;
 

@@ -292,6 +292,9 @@ fn load(args: &LoadArgs) -> Result<Summary, String> {
         tally(&mut summary, outcome);
     }
     progress.finish_and_clear();
+    if summary.added + summary.updated + summary.removed > 0 {
+        fold_statistics(&targets, &args.collection);
+    }
     print_summary(&summary, started.elapsed());
     if !writer_errors.is_empty() {
         eprintln!(
@@ -351,6 +354,23 @@ struct Outcome {
     unchanged: usize,
     removed: usize,
     failed: Vec<(String, String)>,
+}
+
+/// BM25's statistics are deltas that the triggers append, a row per lexeme for each document
+/// written: folded once the load is done, a search reads a row per lexeme instead of one per
+/// document holding it (a collection's deltas never folded made each lexeme's count a scan:
+/// bench/scripts/term_stats_reads.sh). Searches are exact either way, so a fold that fails
+/// (a role that may not delete from dof_term_stats) is said and the load still succeeds.
+fn fold_statistics(targets: &[postgres::Config], collection: &str) {
+    for target in targets {
+        if let Err(error) = connect::connect(target).and_then(|mut client| store::fold_statistics(&mut client, collection)) {
+            let literal = collection.replace('\'', "''");
+            eprintln!(
+                "dof load: BM25's statistics of {collection:?} not folded on {}: {error}; searches are exact, and SELECT dof_compact_stats('{literal}') by the tables' owner folds them",
+                connect::describe(target)
+            );
+        }
+    }
 }
 
 fn tally(summary: &mut Summary, outcome: Outcome) {

@@ -83,6 +83,13 @@ pub fn write(client: &mut Client, collection: &str, rows: &[Row], removed: &[Str
     Ok(Written { inserted, updated, deleted })
 }
 
+/// Folds the collection's BM25 statistics (`dof_compact_stats`) and returns the rows it
+/// removed: the triggers append a delta row per lexeme for each document written, and a
+/// search reads every row of its lexemes until they are folded.
+pub fn fold_statistics(client: &mut Client, collection: &str) -> Result<i64, String> {
+    client.query_one("SELECT dof_compact_stats($1)", &[&collection]).map(|row| row.get(0)).map_err(database_error)
+}
+
 fn database_error(error: postgres::Error) -> String {
     error.as_db_error().map_or_else(|| crate::connect::error_chain(&error), |db| format!("{} ({})", db.message(), db.code().code()))
 }

@@ -8,7 +8,8 @@
 # reason, and never take the loader down: a zip bomb, deeply nested HTML, a link to
 # /dev/zero, a FIFO, repeated source ids, a NUL in an EPUB title beside good files, a name
 # holding "#". YAML front matter becomes title and metadata. sslmode=require goes over TLS,
-# checking the server's certificate. Deferred collections: no embedding.
+# checking the server's certificate. A load folds BM25's statistics, or says why not.
+# Deferred collections: no embedding.
 set -uo pipefail
 . "$(dirname "$0")/common.bash"
 . "$scripts/config.sh"
@@ -55,6 +56,20 @@ check "$(q -c "SELECT string_agg(d.source_id || '=' || coalesce(d.title, '-') ||
                                  || (SELECT bool_or(c.content LIKE '%title:%') FROM dof_chunks c WHERE c.document_id = d.id), ' ' ORDER BY d.source_id)
                 FROM dof_documents d WHERE d.collection = 'frente'")" \
       "bien.md=Ley de prueba,true,false roto.md=-,false,true" "the good file's front matter is data, in no chunk; the broken one is text"
+# the load folds the collection's BM25 statistics: a row per lexeme ('ley' is in both files,
+# two delta rows unfolded); a role that may not delete them is told so, and its load succeeds
+check "$(q -c "SELECT (count(*) = count(DISTINCT lexeme)) || '/' || (SELECT sum(chunks) FROM dof_term_stats WHERE collection = 'frente' AND lexeme = 'ley')
+                FROM dof_term_stats WHERE collection = 'frente'")" "true/2" "the load folded the statistics: one row per lexeme, 'ley' in 2 chunks"
+q -c "CREATE ROLE dof_cargadora LOGIN" -c "GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO dof_cargadora" \
+  -c "GRANT DELETE ON dof_chunks, dof_documents TO dof_cargadora" -c "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO dof_cargadora" >/dev/null
+printf -- '# Otra ley\n\nTexto nuevo de la ley.\n' > "$fm/roto.md"
+out=$(PGUSER=dof_cargadora "$dof" load "$fm" --collection frente 2>&1); status=$?
+check "$status:$(echo "$out" | grep -c "^dof load: BM25's statistics of \"frente\" not folded .*permission denied for table dof_term_stats (42501); searches are exact")" "0:1" \
+      "a role that may not fold the statistics: told so, exit 0"
+check "$(q -c "SELECT ((SELECT body FROM dof_documents WHERE collection = 'frente' AND source_id = 'roto.md') LIKE '%Texto nuevo%')
+                      || '/' || (count(*) > count(DISTINCT lexeme)) || '/' || (SELECT sum(chunks) FROM dof_term_stats WHERE collection = 'frente' AND lexeme = 'ley')
+                FROM dof_term_stats WHERE collection = 'frente'")" "true/true/2" "its file is updated, the statistics exact and left unfolded"
+q -c "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM dof_cargadora" -c "REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM dof_cargadora" -c "DROP ROLE dof_cargadora" >/dev/null
 rm -rf "$fm"
 
 # killed midway: one document per transaction, SIGKILL once some are in, then a rerun

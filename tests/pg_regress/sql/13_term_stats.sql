@@ -48,6 +48,16 @@ JOIN dof_term_stats('aduanas', ARRAY['aduan', 'arancel', 'vacun']) a USING (lexe
 JOIN dof_term_stats('salud', ARRAY['aduan', 'arancel', 'vacun']) s USING (lexeme);
 SELECT 'aduanas' AS collection, * FROM dof_collection_stats('aduanas')
 UNION ALL SELECT 'salud', * FROM dof_collection_stats('salud');
+-- all collections' counts are each collection's looked up and added, also after a rename
+-- (the chunks' deltas move to the new name, and the old name's rows sum to 0): the counts
+-- the stored chunks give
+BEGIN;
+UPDATE dof_collections SET name = 'sanidad' WHERE name = 'salud';
+SELECT 'after a rename' AS step, wrong FROM stats_errors;
+SELECT t.lexeme, t.chunks AS in_all, (SELECT count(*) FROM dof_chunks c, unnest(c.tsv) l WHERE l.lexeme = t.lexeme) AS stored,
+       s.chunks AS in_sanidad
+FROM dof_term_stats(NULL, ARRAY['aduan', 'arancel', 'vacun']) t JOIN dof_term_stats('sanidad', ARRAY['aduan', 'arancel', 'vacun']) s USING (lexeme);
+ROLLBACK;
 SELECT collection, lexemes, chunks, round(average_length::numeric, 2) AS average_length,
        (SELECT array_agg(round(i::numeric, 3)) FROM unnest(idfs) i) AS idfs
 FROM (VALUES ('aduanas'), ('salud')) c(collection), dof_bm25_terms(to_tsquery('spanish', 'vacunas & arancel'), collection);
