@@ -18,10 +18,14 @@ export PG_DOF_DB=pg_dof_term_stats_reads
 "$here/cluster.sh" fresh >/dev/null
 eval_laws "$DOCS"
 q -c "INSERT INTO dof_collections (name, model, late_chunking) VALUES ('leyes', 'hash-384', false)"
-# one statement per document, as written by the triggers of a load
-q -c "SELECT source_id FROM eval_documents ORDER BY source_id OFFSET $FEW" | while read -r id; do
-  echo "INSERT INTO dof_documents (collection, source_id, body) SELECT 'leyes', source_id, body FROM eval_documents WHERE source_id = :'id'" | q -v id="$id"
-done
+# one statement per document, as written by the triggers of a load: the laws after the
+# first FEW (OFFSET), or those FEW (LIMIT)
+insert_laws() { # OFFSET|LIMIT
+  q -c "SELECT source_id FROM eval_documents ORDER BY source_id $1 $FEW" | while read -r id; do
+    echo "INSERT INTO dof_documents (collection, source_id, body) SELECT 'leyes', source_id, body FROM eval_documents WHERE source_id = :'id'" | q -v id="$id"
+  done
+}
+insert_laws OFFSET
 q -c "CREATE TABLE questions (question text)"
 tail -n +2 "$bench/eval/legalize_pe_questions.tsv" | cut -f2 | grep -v '^$' | q -c "\copy questions FROM STDIN"
 # each revision's two functions, by another name; the statement that runs them is swapped in
@@ -61,7 +65,6 @@ END
 $f$;
 SQL
 reads() { # LABEL
-  local -A t
   for collection in NULL "'leyes'"; do
     for state in before after; do q -c "BEGIN" -c "SELECT per_search('$state', $collection)" -c "ROLLBACK" >/dev/null; done  # warm
     local runs_before=() runs_after=()
@@ -93,7 +96,5 @@ reads "$unfolded"
 fold "$unfolded"
 q -c "SELECT dof_compact_stats()" >/dev/null
 reads "folded ($(rows))"
-q -c "SELECT source_id FROM eval_documents ORDER BY source_id LIMIT $FEW" | while read -r id; do
-  echo "INSERT INTO dof_documents (collection, source_id, body) SELECT 'leyes', source_id, body FROM eval_documents WHERE source_id = :'id'" | q -v id="$id"
-done
+insert_laws LIMIT
 fold "folded, then $FEW documents' deltas ($(rows))"
