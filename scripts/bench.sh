@@ -35,6 +35,8 @@ log "BM25's exact per-collection statistics: insert cost, triggers on vs off (ha
 bash bench/scripts/term_stats_cost.sh
 log "BM25's statistics read by a search (no collection named and named) and folded, this tree vs before (hash embedder)"
 bash bench/scripts/term_stats_reads.sh
+log "BM25's statistics folded by the triggers (pg_dof.stats_fold_every) against never: a load a document a statement, its searches (hash embedder)"
+bash bench/scripts/stats_fold_every.sh
 log "chunking strategies through SQL: MB/s and chunks/s per strategy; semantic with e5 cold vs cached vs a table cache"
 bash bench/scripts/chunkers.sh
 log "ingest pipeline: dof load into inline and deferred collections (1 and 2 jobs / queue workers) vs raw dof_embed of the same chunks; the loader alone"

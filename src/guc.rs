@@ -40,6 +40,7 @@ static QUEUE_BATCH_SIZE: GucSetting<i32> = GucSetting::<i32>::new(4);
 static QUEUE_MAX_ATTEMPTS: GucSetting<i32> = GucSetting::<i32>::new(3);
 static PRELOAD_TOKENIZER: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(c""));
 static INGEST_NICE: GucSetting<i32> = GucSetting::<i32>::new(crate::ingest_priority::DEFAULT_NICE);
+static STATS_FOLD_EVERY: GucSetting<i32> = GucSetting::<i32>::new(256);
 
 pub fn init() {
     GucRegistry::define_string_guc(
@@ -121,6 +122,16 @@ pub fn init() {
         &QUERY_CACHE_SIZE,
         0,
         10_000_000,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"pg_dof.stats_fold_every",
+        c"Statements' BM25 statistics deltas a collection gathers before the next statement that writes its chunks folds them (0 = never).",
+        c"A fold rewrites the collection's lexemes that have more than one row; until then a search reads a row per lexeme for each statement that wrote it. dof_compact_stats, dof load and the queue fold too.",
+        &STATS_FOLD_EVERY,
+        0,
+        i32::MAX,
         GucContext::Userset,
         GucFlags::default(),
     );
@@ -356,6 +367,10 @@ pub fn sentence_cache_size() -> Option<std::num::NonZeroUsize> {
 /// `None` when the query cache is off.
 pub fn query_cache_size() -> Option<std::num::NonZeroUsize> {
     usize::try_from(QUERY_CACHE_SIZE.get()).ok().and_then(std::num::NonZeroUsize::new)
+}
+
+pub fn stats_fold_every() -> i32 {
+    STATS_FOLD_EVERY.get()
 }
 
 pub fn allow_drop() -> bool {

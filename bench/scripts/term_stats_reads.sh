@@ -19,10 +19,12 @@ export PG_DOF_DB=pg_dof_term_stats_reads
 eval_laws "$DOCS"
 q -c "INSERT INTO dof_collections (name, model, late_chunking) VALUES ('leyes', 'hash-384', false)"
 # one statement per document, as written by the triggers of a load: the laws after the
-# first FEW (OFFSET), or those FEW (LIMIT)
+# first FEW (OFFSET), or those FEW (LIMIT); the triggers' own folds off, so that the deltas
+# stay as written (bench/scripts/stats_fold_every.sh measures those folds)
 insert_laws() { # OFFSET|LIMIT
   q -c "SELECT source_id FROM eval_documents ORDER BY source_id $1 $FEW" | while read -r id; do
-    echo "INSERT INTO dof_documents (collection, source_id, body) SELECT 'leyes', source_id, body FROM eval_documents WHERE source_id = :'id'" | q -v id="$id"
+    printf '%s\n' "SET pg_dof.stats_fold_every = 0;" \
+      "INSERT INTO dof_documents (collection, source_id, body) SELECT 'leyes', source_id, body FROM eval_documents WHERE source_id = :'id'" | q -v id="$id"
   done
 }
 insert_laws OFFSET

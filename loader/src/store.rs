@@ -85,8 +85,9 @@ pub fn write(client: &mut Client, collection: &str, rows: &[Row], removed: &[Str
 
 /// Folds the collection's BM25 statistics (`dof_compact_stats`) and returns the rows it
 /// removed: the triggers append a delta row per lexeme for each document written, and a
-/// search reads every row of its lexemes until they are folded.
-pub fn fold_statistics(client: &mut Client, collection: &str) -> Result<i64, String> {
+/// search reads every row of its lexemes until they are folded. `None` when another
+/// transaction is folding them now (that fold is left to finish; the next one takes the rest).
+pub fn fold_statistics(client: &mut Client, collection: &str) -> Result<Option<i64>, String> {
     client.query_one("SELECT dof_compact_stats($1)", &[&collection]).map(|row| row.get(0)).map_err(database_error)
 }
 

@@ -16,6 +16,7 @@ mod paragraphs;
 mod release_0_1_0;
 mod release_0_2_0;
 mod strategies;
+mod term_stats;
 mod text_search;
 mod vector_search;
 mod version;
@@ -65,7 +66,7 @@ pgrx::extension_sql_file!(
     name = "document_triggers",
     requires = ["index_document", "restore", front_matter::dof_front_matter, blank::dof_blank_body]
 );
-pgrx::extension_sql_file!("../../sql/term_stats.sql", name = "term_stats", requires = ["tables"]);
+pgrx::extension_sql_file!("../../sql/term_stats.sql", name = "term_stats", requires = ["tables", term_stats::dof_stats_fold_every]);
 pgrx::extension_sql_file!("../../sql/queue.sql", name = "queue", requires = ["index_document", queue_workers::dof_queue_wake_internal]);
 pgrx::extension_sql_file!(
     "../../sql/contents.sql",

@@ -105,3 +105,54 @@ REVOKE ALL ON dof_chunks, dof_collections, dof_documents, dof_term_stats, dof_co
 DROP TABLE owner_scores;
 DROP ROLE dof_stats_alice;
 DROP ROLE dof_salud_readers;
+
+-- the triggers fold a collection's deltas once it holds more than pg_dof.stats_fold_every
+-- statements' (a user's own INSERTs, one document each, left a row per lexeme per document
+-- that every search read): the rows stay bounded and the counts exact. Not with 0, not under
+-- REPEATABLE READ, and not for a role that may not delete the statistics' rows, whose
+-- statements still succeed
+CREATE VIEW avisos_rows AS
+SELECT (SELECT wrong FROM stats_errors) AS wrong,
+       (SELECT count(*) FROM dof_collection_stats WHERE collection = 'avisos') AS statement_rows,
+       (SELECT max(n) FROM (SELECT count(*) AS n FROM dof_term_stats WHERE collection = 'avisos' GROUP BY lexeme) r) AS most_rows_a_lexeme;
+CREATE PROCEDURE insert_avisos(first integer, last integer) LANGUAGE plpgsql AS $$
+BEGIN
+    FOR g IN first..last LOOP  -- a statement per document
+        INSERT INTO dof_documents (collection, source_id, body)
+        VALUES ('avisos', 'v-' || g, format(E'# Aviso %s\n\nEl aviso de la aduana número %s.', g, g));
+    END LOOP;
+END
+$$;
+INSERT INTO dof_collections (name, model, late_chunking, max_tokens) VALUES ('avisos', 'hash-384', false, 32);
+SET pg_dof.stats_fold_every = 3;
+CALL insert_avisos(1, 10);
+SELECT 'every 3 statements' AS step, * FROM avisos_rows;
+SET pg_dof.stats_fold_every = 0;
+CALL insert_avisos(11, 15);
+SELECT 'never' AS step, * FROM avisos_rows;
+SET pg_dof.stats_fold_every = 2147483647;  -- the most: counted up to without overflowing
+CALL insert_avisos(25, 25);
+SELECT 'at most' AS step, * FROM avisos_rows;
+SET pg_dof.stats_fold_every = 3;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+CALL insert_avisos(16, 17);
+SELECT 'repeatable read' AS step, * FROM avisos_rows;
+COMMIT;
+CALL insert_avisos(18, 18);
+SELECT 'read committed again' AS step, * FROM avisos_rows;
+CREATE ROLE dof_stats_writer;
+GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO dof_stats_writer;
+GRANT DELETE ON dof_documents, dof_chunks, dof_passages TO dof_stats_writer;
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO dof_stats_writer;
+SET ROLE dof_stats_writer;
+CALL insert_avisos(19, 24);
+RESET ROLE;
+SELECT 'a role without DELETE on the statistics' AS step, * FROM avisos_rows;
+REVOKE ALL ON ALL TABLES IN SCHEMA public FROM dof_stats_writer;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM dof_stats_writer;
+DROP ROLE dof_stats_writer;
+SELECT dof_compact_stats('avisos') > 0 AS folded;
+SELECT 'folded' AS step, * FROM avisos_rows;
+RESET pg_dof.stats_fold_every;
+DROP PROCEDURE insert_avisos(integer, integer);
+DROP VIEW avisos_rows;
