@@ -273,4 +273,6 @@ COMMENT ON FUNCTION dof_hnsw_max_dimensions() IS 'The most dimensions an HNSW in
 COMMENT ON FUNCTION dof_vector_index(integer) IS 'Creates (if missing) the HNSW cosine index of one embedding dimension on dof_passages: a partial expression index on embedding::halfvec(dimension) (the vector leg re-ranks its candidates by the float distance); returns its name';
 COMMENT ON FUNCTION dof_models_vector_index() IS 'Trigger: a registered model''s dimension gets its HNSW index (dof_vector_index)';
 COMMENT ON TABLE dof_queue IS 'Documents of deferred collections waiting for dof_process_queue, with failures and their errors';
+COMMENT ON SEQUENCE dof_documents_id_seq IS 'dof_documents.id (identity); on a shard it steps by max_shards from the shard''s number (dof_shard_configure), so ids are unique across shards';
+COMMENT ON SEQUENCE dof_chunks_id_seq IS 'dof_chunks.id (identity); on a shard it steps by max_shards from the shard''s number (dof_shard_configure), so ids are unique across shards';
 COMMENT ON FUNCTION dof_collection(text) IS 'The dof_collections row of a collection; NULL means ''default'' (42704, naming which, when it does not exist)';

@@ -6,6 +6,13 @@ SELECT dof_version() = (SELECT extversion FROM pg_extension WHERE extname = 'pg_
 SELECT name, context FROM pg_settings WHERE name LIKE 'pg_dof.%' ORDER BY name;
 SHOW pg_dof.model_dir;
 SET pg_dof.no_such_setting = 1;
+-- every object of the extension says what it is (COMMENT ON): none is listed here
+SELECT pg_describe_object(d.classid, d.objid, 0) AS without_a_comment
+FROM pg_depend d
+WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_dof')
+  AND obj_description(d.objid, d.classid::regclass::name) IS NULL
+ORDER BY 1;
 -- Who stores documents and chunks: dof_index_document builds a document's chunks (the
 -- triggers, the queue and every search path see only what it stored), dof_put_document
 -- stores a document by content hash, and dof_shard_import copies both as another shard
