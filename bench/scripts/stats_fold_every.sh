@@ -36,17 +36,11 @@ BEGIN
     ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
 END
 $f$;
--- ms per text search over the questions
-CREATE FUNCTION per_search(collection text) RETURNS double precision LANGUAGE plpgsql AS $f$
-DECLARE t0 timestamptz; n bigint;
-BEGIN
-    PERFORM count(*) FROM questions q, LATERAL dof_text_search(q.question, 10, collection);  -- warm
-    t0 := clock_timestamp();
-    SELECT count(*) INTO n FROM questions q, LATERAL dof_text_search(q.question, 10, collection);
-    RETURN extract(epoch FROM clock_timestamp() - t0) * 1000 / (SELECT count(*) FROM questions);
-END
-$f$;
 SQL
+q -f "$bench/sql/text_search_ms.sql"
+# ms per text search over the questions, after one pass to warm the connection
+q -c "CREATE FUNCTION per_search(collection text) RETURNS double precision LANGUAGE plpgsql
+      AS \$\$ BEGIN PERFORM text_search_ms(collection); RETURN text_search_ms(collection); END \$\$"
 declare -A loads named all vnamed vall rows
 one() { # EVERY: a fresh collection loaded with the setting at EVERY, measured, then removed
   local c="leyes_$1"

@@ -44,16 +44,14 @@ for state in before after; do
   show sql/term_stats.sql | sql_function dof_compact_stats "dof_compact_stats_$state" '$$;' | q
 done
 # ms per text search over the questions, with dof_term_stats swapped for STATE's (restored after)
+q -f "$bench/sql/text_search_ms.sql"
 q <<'SQL'
 CREATE FUNCTION per_search(state text, collection text) RETURNS double precision LANGUAGE plpgsql AS $f$
-DECLARE t0 timestamptz; n bigint;
 BEGIN
     EXECUTE format('CREATE OR REPLACE FUNCTION dof_term_stats(collection text, lexemes text[])
                         RETURNS TABLE (lexeme text, chunks bigint) LANGUAGE sql STABLE PARALLEL SAFE
                     BEGIN ATOMIC SELECT * FROM dof_term_stats_%s(collection, lexemes); END', state);
-    t0 := clock_timestamp();
-    SELECT count(*) INTO n FROM questions q, LATERAL dof_text_search(q.question, 10, collection);
-    RETURN extract(epoch FROM clock_timestamp() - t0) * 1000 / (SELECT count(*) FROM questions);
+    RETURN text_search_ms(collection);
 END
 $f$;
 SQL
