@@ -24,19 +24,23 @@ rows() { q -c "SELECT count(*) FROM dof_collection_stats WHERE collection = '$1'
 insert a 1 3; insert b 1 3
 check "$(rows a)/$(rows b)/$(wrong)" "1/1/0" "folded by the triggers as written: one statement row per collection, counts exact"
 
-# session 1 folds 'a' and keeps its transaction open for 3 s
+# session 1 folds 'a' and keeps its transaction open until told (a row in released; at most 60 s)
+q -c "CREATE TABLE released ()"
 q -c "BEGIN" -c "INSERT INTO dof_documents (collection, source_id, body) VALUES ('a', 'a-held', E'# Aviso\n\nUn aviso más.')" \
-  -c "SELECT dof_compact_stats('a')" -c "SELECT pg_sleep(3)" -c "COMMIT" >/dev/null &
+  -c "SELECT dof_compact_stats('a')" \
+  -c "DO \$\$ BEGIN FOR i IN 1..1200 LOOP EXIT WHEN EXISTS (SELECT FROM released); PERFORM pg_sleep(0.05); END LOOP; END \$\$" \
+  -c "COMMIT" >/dev/null &
 holder=$!
-sleep 1
-check "$(q -c "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = dof_stats_lock_class() AND objid = hashtext('a')::oid AND granted")" \
-      "1" "the fold holds its collection's advisory lock (pg_locks)"
+held() { q -c "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = dof_stats_lock_class() AND objid = hashtext('a')::oid AND granted"; }
+for _ in $(seq 1 100); do [ "$(held)" = 1 ] && break; sleep 0.1; done
+check "$(held)" "1" "the fold holds its collection's advisory lock (pg_locks)"
 check "$(q -c "SET lock_timeout = '1s'" -c "SELECT dof_compact_stats('a') IS NULL")" "t" "a second fold of 'a' returns NULL instead of waiting"
 insert a 4 6; status=$?
 check "$status/$(rows a)" "0/4" "statements whose fold is due go on without waiting, their deltas unfolded"
 insert b 4 6
 check "$(rows b)" "1" "another collection is folded meanwhile"
 check "$(q -c "SET lock_timeout = '1s'" -c "SELECT dof_compact_stats() IS NOT NULL")" "t" "a fold of every collection skips the one held and does not wait"
+q -c "INSERT INTO released DEFAULT VALUES"
 wait $holder
 check "$(wrong)" "0" "the counts are exact after both sessions"
 insert a 7 7
