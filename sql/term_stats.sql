@@ -68,15 +68,15 @@ CREATE FUNCTION dof_compact_stats(collection text DEFAULT NULL) RETURNS bigint
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 DECLARE
     removed bigint;
+    candidates text[] := ARRAY[dof_compact_stats.collection];
     candidate text;
     folding text[] := '{}';
 BEGIN
-    -- every collection: those defined, and names whose rows outlived them (renamed, dropped)
-    FOR candidate IN
-        SELECT dof_compact_stats.collection WHERE dof_compact_stats.collection IS NOT NULL
-        UNION SELECT k.name FROM dof_collections k WHERE dof_compact_stats.collection IS NULL
-        UNION SELECT DISTINCT s.collection FROM dof_collection_stats s WHERE dof_compact_stats.collection IS NULL
-    LOOP
+    IF dof_compact_stats.collection IS NULL THEN
+        -- every collection: those defined, and names whose rows outlived them (renamed, dropped)
+        candidates := ARRAY(SELECT k.name FROM dof_collections k UNION SELECT s.collection FROM dof_collection_stats s);
+    END IF;
+    FOREACH candidate IN ARRAY candidates LOOP
         IF pg_try_advisory_xact_lock(dof_stats_lock_class(), hashtext(candidate)) THEN
             folding := folding || candidate;
         END IF;
