@@ -6,12 +6,17 @@ SELECT dof_version() = (SELECT extversion FROM pg_extension WHERE extname = 'pg_
 SELECT name, context FROM pg_settings WHERE name LIKE 'pg_dof.%' ORDER BY name;
 SHOW pg_dof.model_dir;
 SET pg_dof.no_such_setting = 1;
--- every object of the extension says what it is (COMMENT ON): none is listed here
+-- every object of the extension says what it is (COMMENT ON): none is listed here. A
+-- table's or view's row type and an array type are part of what defines them (on PostgreSQL
+-- 17 and 18 they are listed as the extension's members too)
 SELECT pg_describe_object(d.classid, d.objid, 0) AS without_a_comment
 FROM pg_depend d
+LEFT JOIN pg_type t ON d.classid = 'pg_type'::regclass AND t.oid = d.objid
+LEFT JOIN pg_class r ON r.oid = t.typrelid
 WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_dof')
   AND obj_description(d.objid, d.classid::regclass::name) IS NULL
+  AND NOT coalesce(t.typcategory = 'A' OR r.relkind IN ('r', 'v', 'm', 'p', 'f'), false)
 ORDER BY 1;
 -- Who stores documents and chunks: dof_index_document builds a document's chunks (the
 -- triggers, the queue and every search path see only what it stored), dof_put_document
