@@ -1851,23 +1851,66 @@ $$;
 COMMENT ON FUNCTION dof_evaluate_questions(text, text, integer, text[]) IS
     'Each question through each search method, one row per method and question, in collection (NULL: every collection, as the searches): questions is a query or table with question and source_id (and optionally char_start, char_end or answer: the answer in that document; chunk_ids: the chunks that answer it; id: comes back as question_id); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns the rank of the first relevant chunk, reciprocal rank, nDCG@k, recall@k, the relevant chunks there are, milliseconds, the chunk ids returned, the first one''s document and the question''s kind (a kind column in the questions, NULL without)';
 
+-- The exact two-sided sign test: the probability, were two methods equally good, that of
+-- the better + worse questions where they differ one would win at most min(better, worse)
+-- of them (each question a fair coin; ties left out): 2 * sum over i <= min of
+-- C(n, i) / 2^n, at most 1. Exact for any number of questions (the binomial terms in
+-- logarithms; a term under e^-700, which PostgreSQL's exp() refuses as an underflow,
+-- counts as e^-700), and it assumes nothing about how reciprocal ranks are distributed, which a
+-- t-test would: on a few dozen questions they are mostly 1 and 0.
+CREATE FUNCTION dof_sign_test(better bigint, worse bigint) RETURNS double precision
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN better >= 0 AND worse >= 0
+                THEN least(1.0, 2 * sum(exp(greatest(t.log_choose - (better + worse) * ln(2.0::double precision), -700)))) END
+    FROM (SELECT sum(CASE WHEN i = 0 THEN 0 ELSE ln((better + worse - i + 1)::double precision) - ln(i::double precision) END)
+                     OVER (ORDER BY i) AS log_choose
+          FROM generate_series(0, least(better, worse)) i) t;
+END;
+COMMENT ON FUNCTION dof_sign_test(bigint, bigint) IS
+    'The exact two-sided sign test''s p-value for two methods where one ranks better questions higher and worse lower (ties left out): how likely so uneven a split is between two equally good methods; 1 when they never differ, NULL for a negative count: dof_evaluate''s p_value';
+
 -- Per method, the means of dof_evaluate_questions' rows: MRR@k, R@1 and R@5 (a relevant
--- chunk first / in the first 5), nDCG@k, recall@k and mean milliseconds per search.
+-- chunk first / in the first 5), nDCG@k, recall@k and mean milliseconds per search, over
+-- every question (kind NULL), then per kind of question where the questions name kinds
+-- (natural questions, paraphrases, keywords, identifiers...: a change that helps one kind
+-- and hurts another shows in one call; a question without a kind counts in the first row).
+-- And whether a difference is more than the questions' chance: mrr_margin, the half-width
+-- of MRR's 95% confidence interval (normal approximation, 1.96 standard errors: on 50
+-- questions about 0.1, so 0.79 against 0.82 says nothing), and each method against the
+-- first of methods on the same questions: on how many it ranks the answer higher (better)
+-- and lower (worse) by reciprocal rank, and the sign test's p-value of that split
+-- (dof_sign_test); NULL on the first method's rows. Questions are paired by their place in
+-- the questions' rows, which dof_evaluate_questions keeps for every method (an id may repeat).
 CREATE FUNCTION dof_evaluate(questions text, collection text DEFAULT NULL, k integer DEFAULT 10,
                              methods text[] DEFAULT ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'])
     RETURNS TABLE (method text, kind text, questions_scored integer, mrr double precision, r_at_1 double precision,
-                   r_at_5 double precision, ndcg double precision, recall double precision, mean_ms double precision)
+                   r_at_5 double precision, ndcg double precision, recall double precision, mean_ms double precision,
+                   mrr_margin double precision, better integer, worse integer, p_value double precision)
     LANGUAGE sql VOLATILE
 BEGIN ATOMIC
-    SELECT e.method, e.kind, count(*)::integer, avg(e.reciprocal_rank), avg(coalesce((e.first_hit = 1)::integer, 0))::double precision,
-           avg(coalesce((e.first_hit <= 5)::integer, 0))::double precision, avg(e.ndcg), avg(e.recall), avg(e.ms)
-    FROM dof_evaluate_questions(questions, collection, k, methods) e
-    GROUP BY GROUPING SETS ((e.method), (e.method, e.kind))
-    HAVING GROUPING(e.kind) = 1 OR e.kind IS NOT NULL
-    ORDER BY array_position(methods, e.method), GROUPING(e.kind) DESC, e.kind;
+    WITH runs AS MATERIALIZED (
+             SELECT e.method, e.kind, e.first_hit, e.reciprocal_rank, e.ndcg, e.recall, e.ms,
+                    row_number() OVER (PARTITION BY e.method ORDER BY e.n) AS place
+             FROM dof_evaluate_questions(questions, collection, k, methods)
+                  WITH ORDINALITY AS e(method, question_id, question, source_id, first_hit, reciprocal_rank, ndcg, recall,
+                                       relevant_chunks, ms, chunk_ids, first_source_id, kind, n)),
+         paired AS (
+             SELECT r.*, r.reciprocal_rank - f.reciprocal_rank AS change
+             FROM runs r LEFT JOIN runs f ON f.method = methods[1] AND f.place = r.place)
+    SELECT p.method, p.kind, count(*)::integer, avg(p.reciprocal_rank), avg(coalesce((p.first_hit = 1)::integer, 0))::double precision,
+           avg(coalesce((p.first_hit <= 5)::integer, 0))::double precision, avg(p.ndcg), avg(p.recall), avg(p.ms),
+           1.959964 * stddev_samp(p.reciprocal_rank) / sqrt(count(*)),
+           CASE WHEN p.method <> methods[1] THEN count(*) FILTER (WHERE p.change > 0) END::integer,
+           CASE WHEN p.method <> methods[1] THEN count(*) FILTER (WHERE p.change < 0) END::integer,
+           CASE WHEN p.method <> methods[1] THEN dof_sign_test(count(*) FILTER (WHERE p.change > 0), count(*) FILTER (WHERE p.change < 0)) END
+    FROM paired p
+    GROUP BY GROUPING SETS ((p.method), (p.method, p.kind))
+    HAVING GROUPING(p.kind) = 1 OR p.kind IS NOT NULL
+    ORDER BY array_position(methods, p.method), GROUPING(p.kind) DESC, p.kind;
 END;
 COMMENT ON FUNCTION dof_evaluate(text, text, integer, text[]) IS
-    'Scores search methods on a set of questions, in collection (NULL: every collection, as the searches): questions is a query or table with question and source_id (and optionally char_start, char_end: the answer in that document, or chunk_ids: the chunks that answer it); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns per method MRR@k, R@1, R@5, nDCG@k, recall@k and mean search milliseconds over every question (kind NULL), then, where the questions have a kind column, per method and kind (dof_evaluate_questions gives them per question)';
+    'Scores search methods on a set of questions, in collection (NULL: every collection, as the searches): questions is a query or table with question and source_id (and optionally char_start, char_end: the answer in that document, or chunk_ids: the chunks that answer it); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns per method MRR@k (with mrr_margin, the half-width of its 95% confidence interval), R@1, R@5, nDCG@k, recall@k and mean search milliseconds over every question (kind NULL), then, where the questions have a kind column, per method and kind (dof_evaluate_questions gives them per question); and against the first method, on how many questions each other ranks the answer higher (better) and lower (worse), with the sign test''s p-value of that split';
 
 -- Tables of contents are left out of both search legs (sql/contents.sql; the vector leg's
 -- query is the library's).

@@ -6,12 +6,15 @@
 \pset footer off
 SET client_min_messages = warning;
 \pset tuples_only on
-SELECT format('| %s, dof_evaluate | method | MRR@10 | R@1 | R@5 | nDCG@10 | recall@10 | mean ms |', :'set_name');
-SELECT '|---|---|---|---|---|---|---|---|';
-SELECT format('| | %s | %s | %s | %s | %s | %s | %s |', method, round(mrr::numeric, 3), round(r_at_1::numeric, 3), round(r_at_5::numeric, 3),
-              round(ndcg::numeric, 3), round(recall::numeric, 3), round(mean_ms::numeric, 2))
+-- The default hybrid comes first, so every other method is compared with it on the same
+-- questions: better / worse and the sign test's p-value (dof_evaluate's own columns).
+SELECT format('| %s, dof_evaluate | method | MRR@10 | ± (95%%) | R@1 | R@5 | nDCG@10 | recall@10 | mean ms | vs hybrid: better / worse | p |', :'set_name');
+SELECT '|---|---|---|---|---|---|---|---|---|---|---|';
+SELECT format('| | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |', method, round(mrr::numeric, 3), round(mrr_margin::numeric, 3),
+              round(r_at_1::numeric, 3), round(r_at_5::numeric, 3), round(ndcg::numeric, 3), round(recall::numeric, 3),
+              round(mean_ms::numeric, 2), coalesce(better || ' / ' || worse, ''), coalesce(round(p_value::numeric, 3)::text, ''))
 FROM dof_evaluate($$SELECT question, corpus_id AS source_id, reference AS answer FROM eval_questions$$, 'eval-independent',
-                  methods => ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf', 'hybrid:alpha=0.5', 'hybrid:alpha=0.6',
+                  methods => ARRAY['hybrid', 'vector', 'text', 'hybrid:fusion=rrf', 'hybrid:alpha=0.5', 'hybrid:alpha=0.6',
                                    'hybrid:alpha=0.8', 'hybrid:candidate_pool=100']);
 -- Per kind of question, where the set says (legalize-pe: natural, paraphrase, keywords,
 -- lookup and the front matter's own): each leg and both fusions, from one run of every

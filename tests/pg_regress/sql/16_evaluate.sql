@@ -169,3 +169,37 @@ SELECT s.kind, e.method, e.questions_scored
 FROM (VALUES ('vedas de camarón', 'pesca'), ('riesgo psicosocial', 'nom')) s(kind, source),
      LATERAL dof_evaluate(format($$SELECT %L AS question, %L AS source_id$$, s.kind, s.source), 'ev', methods => ARRAY['text']) e;
 SET client_min_messages = warning;
+-- Whether a difference is more than chance. The sign test is exact: 0 of 10 questions
+-- 2/1024, 1 of 10 2·11/1024, an even split 1, no difference 1; a negative count is NULL;
+-- 3,000 to 0 is a tiny number, not an underflow error
+SELECT b, w, round(dof_sign_test(b, w)::numeric, 9) AS p
+FROM (VALUES (0, 10), (10, 0), (1, 9), (5, 5), (0, 0), (3, 0), (-1, 2)) v(b, w);
+SELECT dof_sign_test(3000, 0) BETWEEN 0 AND 1e-300 AS tiny;
+-- each method against the first on the same questions: every word must match
+-- (match_terms=all) misses the two questions with a word no document holds, which any
+-- word finds: text is better on 2, worse on none (p = 2 · 1/4); the first method's row
+-- has no comparison. Questions are paired by their place, so an id given to every one
+-- pairs them all the same
+CREATE TABLE preguntas_pareadas AS
+SELECT 1 AS id, question, source_id, 'simple' AS kind FROM preguntas_simples
+UNION ALL SELECT 1, 'vedas de camarón y ballenas', 'pesca', 'palabra ausente'
+UNION ALL SELECT 1, 'riesgo psicosocial en minas', 'nom', 'palabra ausente';
+SELECT method, kind, questions_scored, round(mrr::numeric, 3) AS mrr, better, worse, round(p_value::numeric, 3) AS p_value,
+       round(mrr_margin::numeric, 3) AS mrr_margin
+FROM dof_evaluate('preguntas_pareadas', 'ev', methods => ARRAY['text:match_terms=all', 'text']);
+-- and every figure is what the questions' own rows give: a recount from
+-- dof_evaluate_questions (margin: 1.96 standard errors of the reciprocal ranks)
+WITH q AS (SELECT * FROM dof_evaluate_questions('preguntas_pareadas', 'ev', methods => ARRAY['vector', 'text', 'text:match_terms=all'])),
+     recount AS (SELECT m.method, count(*) FILTER (WHERE m.reciprocal_rank > f.reciprocal_rank) AS better,
+                        count(*) FILTER (WHERE m.reciprocal_rank < f.reciprocal_rank) AS worse,
+                        1.959964 * stddev_samp(m.reciprocal_rank) / sqrt(count(*)) AS margin
+                 FROM q m JOIN q f ON f.method = 'vector' AND f.question = m.question
+                 GROUP BY m.method)
+SELECT e.method, r.better AS recount_better, r.worse AS recount_worse,
+       e.better IS NOT DISTINCT FROM CASE WHEN e.method <> 'vector' THEN r.better END
+                 AND e.worse IS NOT DISTINCT FROM CASE WHEN e.method <> 'vector' THEN r.worse END
+                 AND e.p_value IS NOT DISTINCT FROM CASE WHEN e.method <> 'vector' THEN dof_sign_test(r.better, r.worse) END
+                 AND round(e.mrr_margin::numeric, 9) = round(r.margin::numeric, 9) AS recounted
+FROM dof_evaluate('preguntas_pareadas', 'ev', methods => ARRAY['vector', 'text', 'text:match_terms=all']) e
+JOIN recount r ON r.method = e.method
+WHERE e.kind IS NULL;
