@@ -1636,7 +1636,8 @@ CREATE FUNCTION dof_evaluate_questions(questions text, collection text DEFAULT N
                                        methods text[] DEFAULT ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'])
     RETURNS TABLE (method text, question_id text, question text, source_id text, first_hit integer,
                    reciprocal_rank double precision, ndcg double precision, recall double precision,
-                   relevant_chunks integer, ms double precision, chunk_ids bigint[], first_source_id text, kind text)
+                   relevant_chunks integer, ms double precision, chunk_ids bigint[], first_source_id text, kind text,
+                   document_hit integer)
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
 #variable_conflict use_column
 DECLARE
@@ -1839,17 +1840,23 @@ BEGIN
            (CASE WHEN cardinality(q.relevant) = 0 THEN 0
                  ELSE x.hits::double precision / least(k, cardinality(q.relevant)) END)::double precision,
            cardinality(q.relevant), r.ms, r.ids,
-           (SELECT d.source_id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE c.id = r.ids[1]), q.kind
+           (SELECT d.source_id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE c.id = r.ids[1]), q.kind,
+           y.document_hit::integer
     FROM dof_evaluate_runs r
     JOIN dof_evaluate_asked q ON q.id = r.question
     CROSS JOIN LATERAL (  -- the run's returned chunks that are among the question's relevant ones
         SELECT min(u.rank) AS first_hit, coalesce(sum(1 / log(2, u.rank + 1)), 0) AS dcg, count(*) AS hits
         FROM unnest(r.ids) WITH ORDINALITY AS u(chunk, rank) WHERE u.chunk = ANY (q.relevant)) x
+    CROSS JOIN LATERAL (  -- the first returned chunk of the question's document, whatever its place in it
+        SELECT min(u.rank) AS document_hit
+        FROM unnest(r.ids) WITH ORDINALITY AS u(chunk, rank)
+        JOIN dof_chunks c ON c.id = u.chunk JOIN dof_documents d ON d.id = c.document_id
+        WHERE d.source_id = q.source_id AND (searched IS NULL OR d.collection = searched)) y
     ORDER BY array_position(methods, r.method), q.id;
 END
 $$;
 COMMENT ON FUNCTION dof_evaluate_questions(text, text, integer, text[]) IS
-    'Each question through each search method, one row per method and question, in collection (NULL: every collection, as the searches): questions is a query or table with question and source_id (and optionally char_start, char_end or answer: the answer in that document; chunk_ids: the chunks that answer it; id: comes back as question_id); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns the rank of the first relevant chunk, reciprocal rank, nDCG@k, recall@k, the relevant chunks there are, milliseconds, the chunk ids returned, the first one''s document and the question''s kind (a kind column in the questions, NULL without)';
+    'Each question through each search method, one row per method and question, in collection (NULL: every collection, as the searches): questions is a query or table with question and source_id (and optionally char_start, char_end or answer: the answer in that document; chunk_ids: the chunks that answer it; id: comes back as question_id); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns the rank of the first relevant chunk, reciprocal rank, nDCG@k, recall@k, the relevant chunks there are, milliseconds, the chunk ids returned, the first one''s document, the question''s kind (a kind column in the questions, NULL without) and the rank of the first chunk of the question''s document, whatever its place in it (document_hit)';
 
 -- The exact two-sided sign test: the probability, were two methods equally good, that of
 -- the better + worse questions where they differ one would win at most min(better, worse)
@@ -1875,7 +1882,9 @@ COMMENT ON FUNCTION dof_sign_test(bigint, bigint) IS
 -- every question (kind NULL), then per kind of question where the questions name kinds
 -- (natural questions, paraphrases, keywords, identifiers...: a change that helps one kind
 -- and hurts another shows in one call; a question without a kind counts in the first row).
--- And whether a difference is more than the questions' chance: mrr_margin, the half-width
+-- document_mrr is MRR@k of the question's document (dof_evaluate_questions' document_hit):
+-- what it is above mrr, ranking within the right documents loses; what it is below 1,
+-- finding them. And whether a difference is more than the questions' chance: mrr_margin, the half-width
 -- of MRR's 95% confidence interval (normal approximation, 1.96 standard errors: on 50
 -- questions about 0.1, so 0.79 against 0.82 says nothing), and each method against the
 -- first of methods on the same questions: on how many it ranks the answer higher (better)
@@ -1884,23 +1893,24 @@ COMMENT ON FUNCTION dof_sign_test(bigint, bigint) IS
 -- the questions' rows, which dof_evaluate_questions keeps for every method (an id may repeat).
 CREATE FUNCTION dof_evaluate(questions text, collection text DEFAULT NULL, k integer DEFAULT 10,
                              methods text[] DEFAULT ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'])
-    RETURNS TABLE (method text, kind text, questions_scored integer, mrr double precision, r_at_1 double precision,
-                   r_at_5 double precision, ndcg double precision, recall double precision, mean_ms double precision,
-                   mrr_margin double precision, better integer, worse integer, p_value double precision)
+    RETURNS TABLE (method text, kind text, questions_scored integer, mrr double precision,
+                   mrr_margin double precision, r_at_1 double precision, r_at_5 double precision, ndcg double precision,
+                   recall double precision, document_mrr double precision, mean_ms double precision,
+                   better integer, worse integer, p_value double precision)
     LANGUAGE sql VOLATILE
 BEGIN ATOMIC
     WITH runs AS MATERIALIZED (
-             SELECT e.method, e.kind, e.first_hit, e.reciprocal_rank, e.ndcg, e.recall, e.ms,
+             SELECT e.method, e.kind, e.first_hit, e.reciprocal_rank, e.ndcg, e.recall, e.ms, e.document_hit,
                     row_number() OVER (PARTITION BY e.method ORDER BY e.n) AS place
              FROM dof_evaluate_questions(questions, collection, k, methods)
                   WITH ORDINALITY AS e(method, question_id, question, source_id, first_hit, reciprocal_rank, ndcg, recall,
-                                       relevant_chunks, ms, chunk_ids, first_source_id, kind, n)),
+                                       relevant_chunks, ms, chunk_ids, first_source_id, kind, document_hit, n)),
          paired AS (
              SELECT r.*, r.reciprocal_rank - f.reciprocal_rank AS change
              FROM runs r LEFT JOIN runs f ON f.method = methods[1] AND f.place = r.place)
-    SELECT p.method, p.kind, count(*)::integer, avg(p.reciprocal_rank), avg(coalesce((p.first_hit = 1)::integer, 0))::double precision,
-           avg(coalesce((p.first_hit <= 5)::integer, 0))::double precision, avg(p.ndcg), avg(p.recall), avg(p.ms),
-           1.959964 * stddev_samp(p.reciprocal_rank) / sqrt(count(*)),
+    SELECT p.method, p.kind, count(*)::integer, avg(p.reciprocal_rank), 1.959964 * stddev_samp(p.reciprocal_rank) / sqrt(count(*)),
+           avg(coalesce((p.first_hit = 1)::integer, 0))::double precision, avg(coalesce((p.first_hit <= 5)::integer, 0))::double precision,
+           avg(p.ndcg), avg(p.recall), avg(coalesce(1.0 / p.document_hit, 0))::double precision, avg(p.ms),
            CASE WHEN p.method <> methods[1] THEN count(*) FILTER (WHERE p.change > 0) END::integer,
            CASE WHEN p.method <> methods[1] THEN count(*) FILTER (WHERE p.change < 0) END::integer,
            CASE WHEN p.method <> methods[1] THEN dof_sign_test(count(*) FILTER (WHERE p.change > 0), count(*) FILTER (WHERE p.change < 0)) END
@@ -1910,7 +1920,7 @@ BEGIN ATOMIC
     ORDER BY array_position(methods, p.method), GROUPING(p.kind) DESC, p.kind;
 END;
 COMMENT ON FUNCTION dof_evaluate(text, text, integer, text[]) IS
-    'Scores search methods on a set of questions, in collection (NULL: every collection, as the searches): questions is a query or table with question and source_id (and optionally char_start, char_end: the answer in that document, or chunk_ids: the chunks that answer it); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns per method MRR@k (with mrr_margin, the half-width of its 95% confidence interval), R@1, R@5, nDCG@k, recall@k and mean search milliseconds over every question (kind NULL), then, where the questions have a kind column, per method and kind (dof_evaluate_questions gives them per question); and against the first method, on how many questions each other ranks the answer higher (better) and lower (worse), with the sign test''s p-value of that split';
+    'Scores search methods on a set of questions, in collection (NULL: every collection, as the searches): questions is a query or table with question and source_id (and optionally char_start, char_end: the answer in that document, or chunk_ids: the chunks that answer it); methods are vector, text, hybrid, each with the search''s own arguments after a colon (hybrid:fusion=rrf,alpha=0.3); returns per method MRR@k (with mrr_margin, the half-width of its 95% confidence interval), R@1, R@5, nDCG@k, recall@k, the MRR@k of the question''s document (document_mrr: its first chunk counts, whatever its place in it) and mean search milliseconds over every question (kind NULL), then, where the questions have a kind column, per method and kind (dof_evaluate_questions gives them per question); and against the first method, on how many questions each other ranks the answer higher (better) and lower (worse), with the sign test''s p-value of that split';
 
 -- Tables of contents are left out of both search legs (sql/contents.sql; the vector leg's
 -- query is the library's).

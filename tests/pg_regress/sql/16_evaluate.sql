@@ -203,3 +203,19 @@ SELECT e.method, r.better AS recount_better, r.worse AS recount_worse,
 FROM dof_evaluate('preguntas_pareadas', 'ev', methods => ARRAY['vector', 'text', 'text:match_terms=all']) e
 JOIN recount r ON r.method = e.method
 WHERE e.kind IS NULL;
+-- the question's document, whatever its passage: a document of two chunks, the question's
+-- words in the first and its answer in the second. The text leg returns the first chunk
+-- first: the right document (document_hit 1), the wrong passage (first_hit 2), so
+-- document_mrr 1 and mrr 0.5
+INSERT INTO dof_collections (name, max_tokens, chunker_options) VALUES ('ev2', 40, '{"pattern": "plain_text"}');
+INSERT INTO dof_documents (collection, source_id, body) VALUES
+ ('ev2', 'ley', E'Las vedas de camarón en el Golfo de México se fijan cada año por acuerdo de la secretaría competente.\n\nEl acuerdo de vedas se publica en el Diario Oficial de la Federación antes del primero de marzo de cada año.');
+SELECT count(*) AS chunks, string_agg(format('[%s,%s)', char_start, char_end), ' ' ORDER BY char_start) AS ranges FROM dof_chunks WHERE collection = 'ev2';
+SELECT method, first_hit, document_hit
+FROM dof_evaluate_questions($$SELECT 'vedas de camarón en el golfo' AS question, 'ley' AS source_id,
+                                     int4range(strpos(body, 'El acuerdo') - 1, length(body)) AS answer
+                              FROM dof_documents WHERE source_id = 'ley'$$, 'ev2', methods => ARRAY['text']);
+SELECT method, round(mrr::numeric, 3) AS mrr, round(document_mrr::numeric, 3) AS document_mrr
+FROM dof_evaluate($$SELECT 'vedas de camarón en el golfo' AS question, 'ley' AS source_id,
+                           int4range(strpos(body, 'El acuerdo') - 1, length(body)) AS answer
+                    FROM dof_documents WHERE source_id = 'ley'$$, 'ev2', methods => ARRAY['text']);
