@@ -285,8 +285,8 @@ COMMENT ON FUNCTION dof_evaluate_questions(text, text, integer, text[]) IS
 -- of them (each question a fair coin; ties left out): 2 * sum over i <= min of
 -- C(n, i) / 2^n, at most 1. Exact for any number of questions (the binomial terms in
 -- logarithms; a term under e^-700, which PostgreSQL's exp() refuses as an underflow,
--- counts as e^-700), and it assumes nothing about how reciprocal ranks are distributed, which a
--- t-test would: on a few dozen questions they are mostly 1 and 0.
+-- counts as e^-700), and it assumes nothing about how reciprocal ranks are distributed,
+-- which a t-test would: on a few dozen questions they are mostly 1 and 0.
 CREATE FUNCTION dof_sign_test(better bigint, worse bigint) RETURNS double precision
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
@@ -306,13 +306,14 @@ COMMENT ON FUNCTION dof_sign_test(bigint, bigint) IS
 -- and hurts another shows in one call; a question without a kind counts in the first row).
 -- document_mrr is MRR@k of the question's document (dof_evaluate_questions' document_hit):
 -- what it is above mrr, ranking within the right documents loses; what it is below 1,
--- finding them. And whether a difference is more than the questions' chance: mrr_margin, the half-width
--- of MRR's 95% confidence interval (normal approximation, 1.96 standard errors: on 50
--- questions about 0.1, so 0.79 against 0.82 says nothing), and each method against the
--- first of methods on the same questions: on how many it ranks the answer higher (better)
--- and lower (worse) by reciprocal rank, and the sign test's p-value of that split
--- (dof_sign_test); NULL on the first method's rows. Questions are paired by their place in
--- the questions' rows, which dof_evaluate_questions keeps for every method (an id may repeat).
+-- finding them. And whether a difference is more than the questions' chance: mrr_margin,
+-- the half-width of MRR's 95% confidence interval (normal approximation, 1.96 standard
+-- errors: on 50 questions about 0.1, so 0.79 against 0.82 says nothing), and each method
+-- against the first of methods on the same questions: on how many it ranks the answer
+-- higher (better) and lower (worse) by reciprocal rank, and the sign test's p-value of that
+-- split (dof_sign_test); NULL on the first method's rows. Questions are paired by their
+-- place in the questions' rows, which dof_evaluate_questions keeps for every method (an id
+-- may repeat).
 CREATE FUNCTION dof_evaluate(questions text, collection text DEFAULT NULL, k integer DEFAULT 10,
                              methods text[] DEFAULT ARRAY['vector', 'text', 'hybrid', 'hybrid:fusion=rrf'])
     RETURNS TABLE (method text, kind text, questions_scored integer, mrr double precision,
