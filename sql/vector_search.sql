@@ -97,6 +97,11 @@ DECLARE
     searched text[];
     searched_models text[];
     walk_vectors vector[];
+    other_models text[];
+    other_vectors vector[] := '{}';
+    other_model text;
+    failed_state text;
+    failed_message text;
 BEGIN
     IF query_embedding IS NULL THEN
         PERFORM dof_check_query(query);
@@ -162,15 +167,30 @@ BEGIN
     INTO searched, searched_models
     FROM dof_vector_search_collections(collection, settings.model,
                                        CASE WHEN NOT text_given THEN model_dimension END) w;
-    -- each walk's query vector, in searched's order: embedded once per model (MATERIALIZED:
-    -- inlined, the embedding would run once per walk)
+    -- each walk's query vector, in searched's order: embedded once per model. A model that
+    -- cannot embed it (its files moved or deleted since its chunks were stored) fails the
+    -- search with its own error, which named a file and no collection: a search that names
+    -- none embeds the query with the model of every collection's chunks, so one collection
+    -- whose model's file is gone failed every such search with no word of why. The error
+    -- now says which collections need the model, and what a search that names another does
     IF searched_models[1] IS NOT NULL THEN
-        WITH embedded AS MATERIALIZED (
-                 SELECT m.model, CASE WHEN m.model = settings.model OR NOT text_given
-                                      THEN query_vector ELSE dof_embed_query(query, m.model) END AS vector
-                 FROM (SELECT DISTINCT w.model FROM unnest(searched_models) w(model)) m)
-        SELECT array_agg(e.vector ORDER BY w.n) INTO walk_vectors
-        FROM unnest(searched_models) WITH ORDINALITY w(model, n) JOIN embedded e ON e.model = w.model;
+        other_models := ARRAY(SELECT DISTINCT w.model FROM unnest(searched_models) w(model)
+                              WHERE text_given AND w.model <> settings.model ORDER BY w.model);
+        FOREACH other_model IN ARRAY other_models LOOP
+            BEGIN
+                other_vectors := other_vectors || dof_embed_query(query, other_model);
+            EXCEPTION WHEN OTHERS THEN
+                GET STACKED DIAGNOSTICS failed_state = RETURNED_SQLSTATE, failed_message = MESSAGE_TEXT;
+                RAISE EXCEPTION USING ERRCODE = failed_state, MESSAGE = failed_message,
+                    DETAIL = format('the chunks of collection %s were embedded by model "%s": a search compares them with the query embedded by that model',
+                                    (SELECT string_agg(format('"%s"', s.name), ', ' ORDER BY s.name)
+                                     FROM unnest(searched, searched_models) s(name, model) WHERE s.model = other_model), other_model),
+                    HINT = format('restore the files dof_models names for "%s", or move those collections to a model that loads and re-index them (UPDATE dof_collections SET model = …; SELECT dof_requeue(collection)); a search that names another collection does not use it', other_model);
+            END;
+        END LOOP;
+        walk_vectors := ARRAY(SELECT CASE WHEN w.model = settings.model OR NOT text_given THEN query_vector
+                                          ELSE other_vectors[array_position(other_models, w.model)] END
+                              FROM unnest(searched_models) WITH ORDINALITY w(model, n) ORDER BY w.n);
     END IF;
     FOR walk IN 1..2 LOOP
         IF walk_vectors IS NULL THEN

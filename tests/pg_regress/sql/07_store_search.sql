@@ -453,3 +453,22 @@ DROP ROLE dof_reader;
 SELECT * FROM dof_hybrid_search('x', k => 0);
 SELECT * FROM dof_hybrid_search('x', collection => 'nowhere');
 SELECT dof_requeue('nowhere');
+
+-- A collection whose model's files are gone: a search that names no collection embeds the
+-- query with the model of every collection's chunks, so it fails, with the model's error,
+-- naming the collection that needs it and what to do; a search naming another collection
+-- still answers, and the files back, so does the first
+SELECT name FROM dof_register_model('e5-aparte', 'multilingual-e5-small/model.onnx', 'multilingual-e5-small/tokenizer.json',
+                                    'query: ', 'passage: ');
+INSERT INTO dof_collections (name, model) VALUES ('aparte', 'e5-aparte');
+INSERT INTO dof_documents (collection, source_id, body) VALUES ('aparte', 'veda', E'# Aviso\n\nVedas de camarón en el Golfo.');
+UPDATE dof_models SET model_file = '/nonexistent/e5-aparte/model.onnx' WHERE name = 'e5-aparte';
+\c
+\set SHOW_CONTEXT never
+SELECT count(*) FROM dof_hybrid_search('vedas de camarón');
+SELECT count(*) > 0 AS answers FROM dof_hybrid_search('vedas de camarón', collection => 'default');
+UPDATE dof_models SET model_file = 'multilingual-e5-small/model.onnx' WHERE name = 'e5-aparte';
+SELECT count(*) > 0 AS answers FROM dof_hybrid_search('vedas de camarón');
+DELETE FROM dof_documents WHERE collection = 'aparte';
+DELETE FROM dof_collections WHERE name = 'aparte';
+DELETE FROM dof_models WHERE name = 'e5-aparte';
