@@ -182,9 +182,10 @@ BEGIN
             EXCEPTION WHEN OTHERS THEN
                 GET STACKED DIAGNOSTICS failed_state = RETURNED_SQLSTATE, failed_message = MESSAGE_TEXT;
                 RAISE EXCEPTION USING ERRCODE = failed_state, MESSAGE = failed_message,
-                    DETAIL = format('the chunks of collection %s were embedded by model "%s": a search compares them with the query embedded by that model',
-                                    (SELECT string_agg(format('"%s"', s.name), ', ' ORDER BY s.name)
-                                     FROM unnest(searched, searched_models) s(name, model) WHERE s.model = other_model), other_model),
+                    DETAIL = (SELECT format('the chunks of %s %s were embedded by model "%s": a search compares them with the query embedded by that model',
+                                            CASE WHEN count(*) > 1 THEN 'collections' ELSE 'collection' END,
+                                            string_agg(format('"%s"', s.name), ', ' ORDER BY s.name), other_model)
+                              FROM unnest(searched, searched_models) s(name, model) WHERE s.model = other_model),
                     HINT = format('restore the files dof_models names for "%s", or move those collections to a model that loads and re-index them (UPDATE dof_collections SET model = …; SELECT dof_requeue(collection)); a search that names another collection does not use it', other_model);
             END;
         END LOOP;
