@@ -261,19 +261,18 @@ BEGIN
             END)::double precision,
            (CASE WHEN cardinality(q.relevant) = 0 THEN 0
                  ELSE x.hits::double precision / least(k, cardinality(q.relevant)) END)::double precision,
-           cardinality(q.relevant), r.ms, r.ids,
-           (SELECT d.source_id FROM dof_chunks c JOIN dof_documents d ON d.id = c.document_id WHERE c.id = r.ids[1]), q.kind,
-           y.document_hit::integer
+           cardinality(q.relevant), r.ms, r.ids, y.first_source_id, q.kind, y.document_hit::integer
     FROM dof_evaluate_runs r
     JOIN dof_evaluate_asked q ON q.id = r.question
     CROSS JOIN LATERAL (  -- the run's returned chunks that are among the question's relevant ones
         SELECT min(u.rank) AS first_hit, coalesce(sum(1 / log(2, u.rank + 1)), 0) AS dcg, count(*) AS hits
         FROM unnest(r.ids) WITH ORDINALITY AS u(chunk, rank) WHERE u.chunk = ANY (q.relevant)) x
-    CROSS JOIN LATERAL (  -- the first returned chunk of the question's document, whatever its place in it
-        SELECT min(u.rank) AS document_hit
+    CROSS JOIN LATERAL (  -- the returned chunks' documents, read once: the first chunk's, and the
+                          -- place of the first chunk of the question's document, whatever its place in it
+        SELECT min(d.source_id) FILTER (WHERE u.rank = 1) AS first_source_id,
+               min(u.rank) FILTER (WHERE d.source_id = q.source_id AND (searched IS NULL OR d.collection = searched)) AS document_hit
         FROM unnest(r.ids) WITH ORDINALITY AS u(chunk, rank)
-        JOIN dof_chunks c ON c.id = u.chunk JOIN dof_documents d ON d.id = c.document_id
-        WHERE d.source_id = q.source_id AND (searched IS NULL OR d.collection = searched)) y
+        JOIN dof_chunks c ON c.id = u.chunk JOIN dof_documents d ON d.id = c.document_id) y
     ORDER BY array_position(methods, r.method), q.id;
 END
 $$;
