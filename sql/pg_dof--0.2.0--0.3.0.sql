@@ -691,7 +691,8 @@ CREATE FUNCTION dof_query_stopwords(query text) RETURNS text
 CREATE FUNCTION dof_query_tsquery(config regconfig, query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN websearch_to_tsquery(config, regexp_replace(regexp_replace(regexp_replace(
-               CASE WHEN strpos(query, '"') > 0 THEN dof_spelling(query) ELSE dof_query_words(dof_query_stopwords(query)) END,
+               (SELECT string_agg(CASE WHEN s.i % 2 = 1 THEN dof_query_words(dof_query_stopwords(s.part)) ELSE dof_spelling(s.part) END, '"' ORDER BY s.i)
+                FROM regexp_split_to_table(query, '"') WITH ORDINALITY AS s(part, i)),
                '-{2,}', ' ', 'g'), '-(?=[[:space:]!&|()<]*-)', ' ', 'g'), '(^|[[:space:]])-+(?=[[:space:]]|$)', '\1', 'g'));
 
 -- The query's own tsvector, its words read as dof_query_tsquery reads them: where each of
@@ -717,7 +718,7 @@ BEGIN
                                             CASE WHEN ranking = 'bm25' THEN dof_query_vector(settings.text_search_config, query) END) t;
 END
 $$;
-COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words without dof_query_stopwords (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) unless the query has a double quote, whose phrases are read as written but for dof_spelling (setiembre is septiembre); a dash between spaces, or two or more together, separates words (PLANEA 2017 - 2022, ley--decreto), -word excludes, and of dashes with only blanks or ! & | ( ) < between them only the last';
+COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words without dof_query_stopwords (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) outside double quotes; a quoted phrase is read as written but for dof_spelling (setiembre is septiembre); a dash between spaces, or two or more together, separates words (PLANEA 2017 - 2022, ley--decreto), -word excludes, and of dashes with only blanks or ! & | ( ) < between them only the last';
 COMMENT ON FUNCTION dof_query_stopwords(text) IS 'A query with the words a Spanish question frames itself with that the Spanish stop list lacks once unaccented blanked: según, tras, hacia, mediante, cuánto (cuánta, cuántos, cuántas), cuáles, adónde, in any case; what dof_query_tsquery (unquoted) and dof_query_vector read';
 COMMENT ON FUNCTION dof_query_vector(regconfig, text) IS 'The query''s own tsvector (its words as dof_query_words reads them): where its lexemes stand, so the text leg can score the neighbouring words a chunk has as neighbours';
 
@@ -1372,22 +1373,36 @@ CREATE FUNCTION "dof_bm25_selective_idf"() RETURNS double precision
 IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_bm25_selective_idf_wrapper';
 CREATE FUNCTION "dof_bm25_parameters"() RETURNS TABLE ("k1" double precision, "b" double precision, "heading_weight" double precision)
 IMMUTABLE STRICT PARALLEL SAFE LANGUAGE c AS 'MODULE_PATHNAME', 'dof_bm25_parameters_wrapper';
+-- match_terms => 'any' keeps a query's phrases and excluded words as what a match must hold
+-- beside its selective lexemes: with one, 0.2.0 matched the query itself (text_search.sql).
 CREATE OR REPLACE FUNCTION dof_any_terms_query(query tsquery, lexemes text[], idfs double precision[], chunks double precision[],
                                     budget double precision DEFAULT 2000) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT CASE WHEN query::text ~ '[!|<]' THEN query  -- querytree() would drop a negation
-                ELSE coalesce((SELECT string_agg('''' || replace(replace(s.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery
-                               FROM (SELECT t.lexeme, sum(t.chunks) OVER (ORDER BY t.idf DESC, t.lexeme) AS running
-                                     FROM unnest(lexemes, idfs, chunks) AS t(lexeme, idf, chunks)
-                                     WHERE t.chunks > 0
-                                       AND (t.idf >= dof_bm25_selective_idf()
-                                            OR NOT EXISTS (SELECT FROM unnest(dof_any_terms_query.idfs, dof_any_terms_query.chunks) AS u(idf, held)
-                                                           WHERE u.held > 0 AND u.idf >= dof_bm25_selective_idf()))) s
-                               WHERE s.running <= budget), query) END;
+    -- the query's parts: its lexemes, phrases ('dia' <3> 'cuid') and negations, joined by &
+    -- (querytree() would drop a negation); a part with a quote or parenthesis it does not
+    -- close is no part (a lexeme holding " & "), and the query itself is kept
+    WITH parts AS (SELECT p FROM regexp_split_to_table(query::text, ' & ') AS p),
+         required AS (SELECT string_agg(p, ' & ') AS terms FROM parts WHERE p ~ '[!<]'),
+         selective AS (SELECT string_agg('''' || replace(replace(s.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery AS terms
+                       FROM (SELECT t.lexeme, sum(t.chunks) OVER (ORDER BY t.idf DESC, t.lexeme) AS running
+                             FROM unnest(lexemes, idfs, chunks) AS t(lexeme, idf, chunks)
+                             WHERE t.chunks > 0
+                               AND (t.idf >= dof_bm25_selective_idf()
+                                    OR NOT EXISTS (SELECT FROM unnest(dof_any_terms_query.idfs, dof_any_terms_query.chunks) AS u(idf, held)
+                                                   WHERE u.held > 0 AND u.idf >= dof_bm25_selective_idf()))) s
+                       WHERE s.running <= budget)
+    SELECT CASE WHEN query::text ~ '\|'
+                  OR EXISTS (SELECT FROM parts
+                             WHERE length(p) - length(replace(p, '(', '')) <> length(p) - length(replace(p, ')', ''))
+                                OR (length(p) - length(replace(p, '''', ''))) % 2 = 1)
+                THEN query
+                WHEN r.terms IS NULL THEN coalesce(s.terms, query)
+                ELSE coalesce(s.terms && r.terms::tsquery, query) END
+    FROM required r, selective s;
 END;
 COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector with dof_bm25_parameters(); used by the text leg';
-COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= dof_bm25_selective_idf()) some chunk holds OR''ed, rarest first within an estimated budget of matching chunks, or, when no chunk holds one, every lexeme some chunk holds, the same way; the query itself when it has operators, nothing fits the budget, or no statistics are given';
+COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= dof_bm25_selective_idf()) some chunk holds OR''ed, rarest first within an estimated budget of matching chunks, or, when no chunk holds one, every lexeme some chunk holds, the same way, and the query''s phrases and excluded words with them (( ''a'' | ''b'' ) & ''c'' <-> ''d'' & !''e''); the query itself when it has an or, nothing fits the budget, or no statistics are given';
 COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF, ln(1 + (total - n + 0.5) / (n + 0.5)), of each count n of chunks holding a lexeme among total chunks';
 COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs those some chunk holds (every lexeme some chunk holds when none: dof_any_terms_query)';
 COMMENT ON FUNCTION dof_bm25_parameters() IS 'BM25''s parameters as the text leg scores with them: k1, b, and what a match in the heading path (weight A) counts as';

@@ -53,9 +53,10 @@ CREATE FUNCTION dof_query_stopwords(query text) RETURNS text
 
 -- A search's tsquery: websearch syntax ("quoted phrase", or, -word), its words read by
 -- dof_query_words (a hyphen, a slash or a dot inside an identifier separates words: "ds 092
--- 2002 ef" and DS-092-2002-EF alike find "Nº 092-2002-EF"). A query with a double quote
--- keeps its phrases as written, but for the one spelling of a word (dof_spelling: the stored
--- chunk holds both). A dash between spaces separates, as in titles and ranges
+-- 2002 ef" and DS-092-2002-EF alike find "Nº 092-2002-EF"). A phrase in double quotes is
+-- kept as written, but for the one spelling of a word (dof_spelling: the stored chunk holds
+-- both); the words outside the quotes are read as any query's (a quote anywhere had the whole
+-- query read as written: DS-092-2002-EF beside a quoted name was one phrase). A dash between spaces separates, as in titles and ranges
 -- ("PLANEA 2017 - 2022", "Ley Nº 28804 - Ley que regula..."), where websearch_to_tsquery
 -- read it as "not" the next word, so the text leg found nothing (the mixed set's 9 such
 -- questions: text MRR@10 0.000 -> 0.889, hybrid 0.648 -> 0.889); -word still excludes.
@@ -66,7 +67,8 @@ CREATE FUNCTION dof_query_stopwords(query text) RETURNS text
 CREATE FUNCTION dof_query_tsquery(config regconfig, query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN websearch_to_tsquery(config, regexp_replace(regexp_replace(regexp_replace(
-               CASE WHEN strpos(query, '"') > 0 THEN dof_spelling(query) ELSE dof_query_words(dof_query_stopwords(query)) END,
+               (SELECT string_agg(CASE WHEN s.i % 2 = 1 THEN dof_query_words(dof_query_stopwords(s.part)) ELSE dof_spelling(s.part) END, '"' ORDER BY s.i)
+                FROM regexp_split_to_table(query, '"') WITH ORDINALITY AS s(part, i)),
                '-{2,}', ' ', 'g'), '-(?=[[:space:]!&|()<]*-)', ' ', 'g'), '(^|[[:space:]])-+(?=[[:space:]]|$)', '\1', 'g'));
 
 -- The query's own tsvector, its words read as dof_query_tsquery reads them: where each of
@@ -121,22 +123,38 @@ $$;
 -- chunk holds a selective lexeme (a small collection, where no word is that rare, or a
 -- query whose rare words are absent), every lexeme some chunk holds, the same way: the
 -- query itself (every word in one chunk) found nothing for such a query, and a rare word
--- absent from every chunk (a typo) left only itself to match. The query itself when it
--- uses operators (phrases, negation, or), when nothing fits the budget, or without
--- statistics.
+-- absent from every chunk (a typo) left only itself to match. A phrase or an excluded word
+-- ("reactiva perú" in double quotes, -decreto; the parser's own phrases, N°2594215) is what
+-- a match must hold beside one of those lexemes: the query itself found nothing for most
+-- questions with a name in quotes, or pasted text with a quote in it (text leg MRR@10
+-- 0.480 -> 0.705 and 0.244 -> 0.854, the hybrid the same; docs/measurements.md, "A
+-- phrase in quotes"). The query itself when it has an or, when nothing fits the budget, or
+-- without statistics.
 CREATE FUNCTION dof_any_terms_query(query tsquery, lexemes text[], idfs double precision[], chunks double precision[],
                                     budget double precision DEFAULT 2000) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT CASE WHEN query::text ~ '[!|<]' THEN query  -- querytree() would drop a negation
-                ELSE coalesce((SELECT string_agg('''' || replace(replace(s.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery
-                               FROM (SELECT t.lexeme, sum(t.chunks) OVER (ORDER BY t.idf DESC, t.lexeme) AS running
-                                     FROM unnest(lexemes, idfs, chunks) AS t(lexeme, idf, chunks)
-                                     WHERE t.chunks > 0
-                                       AND (t.idf >= dof_bm25_selective_idf()
-                                            OR NOT EXISTS (SELECT FROM unnest(dof_any_terms_query.idfs, dof_any_terms_query.chunks) AS u(idf, held)
-                                                           WHERE u.held > 0 AND u.idf >= dof_bm25_selective_idf()))) s
-                               WHERE s.running <= budget), query) END;
+    -- the query's parts: its lexemes, phrases ('dia' <3> 'cuid') and negations, joined by &
+    -- (querytree() would drop a negation); a part with a quote or parenthesis it does not
+    -- close is no part (a lexeme holding " & "), and the query itself is kept
+    WITH parts AS (SELECT p FROM regexp_split_to_table(query::text, ' & ') AS p),
+         required AS (SELECT string_agg(p, ' & ') AS terms FROM parts WHERE p ~ '[!<]'),
+         selective AS (SELECT string_agg('''' || replace(replace(s.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery AS terms
+                       FROM (SELECT t.lexeme, sum(t.chunks) OVER (ORDER BY t.idf DESC, t.lexeme) AS running
+                             FROM unnest(lexemes, idfs, chunks) AS t(lexeme, idf, chunks)
+                             WHERE t.chunks > 0
+                               AND (t.idf >= dof_bm25_selective_idf()
+                                    OR NOT EXISTS (SELECT FROM unnest(dof_any_terms_query.idfs, dof_any_terms_query.chunks) AS u(idf, held)
+                                                   WHERE u.held > 0 AND u.idf >= dof_bm25_selective_idf()))) s
+                       WHERE s.running <= budget)
+    SELECT CASE WHEN query::text ~ '\|'
+                  OR EXISTS (SELECT FROM parts
+                             WHERE length(p) - length(replace(p, '(', '')) <> length(p) - length(replace(p, ')', ''))
+                                OR (length(p) - length(replace(p, '''', ''))) % 2 = 1)
+                THEN query
+                WHEN r.terms IS NULL THEN coalesce(s.terms, query)
+                ELSE coalesce(s.terms && r.terms::tsquery, query) END
+    FROM required r, selective s;
 END;
 
 -- The text leg's query with its BM25 inputs given: this server's statistics
@@ -342,7 +360,7 @@ END
 $$;
 
 COMMENT ON FUNCTION dof_bm25_score_internal(anyelement, double precision, text[], double precision[], double precision) IS 'Internal: BM25 of one tsvector with dof_bm25_parameters(); used by the text leg';
-COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= dof_bm25_selective_idf()) some chunk holds OR''ed, rarest first within an estimated budget of matching chunks, or, when no chunk holds one, every lexeme some chunk holds, the same way; the query itself when it has operators, nothing fits the budget, or no statistics are given';
+COMMENT ON FUNCTION dof_any_terms_query(tsquery, text[], double precision[], double precision[], double precision) IS 'The tsquery of match_terms => ''any'': the selective lexemes (IDF >= dof_bm25_selective_idf()) some chunk holds OR''ed, rarest first within an estimated budget of matching chunks, or, when no chunk holds one, every lexeme some chunk holds, the same way, and the query''s phrases and excluded words with them (( ''a'' | ''b'' ) & ''c'' <-> ''d'' & !''e''); the query itself when it has an or, nothing fits the budget, or no statistics are given';
 COMMENT ON FUNCTION dof_text_search(text, integer, text, jsonb, text, text) IS 'Text leg alone: the k best chunks matching the query (match_terms: any selective lexeme, or all terms in websearch syntax) in the collection''s text search configuration, ranked by BM25 (default) or ts_rank_cd';
 COMMENT ON FUNCTION dof_term_stats(text, text[]) IS 'How many chunks of a collection (NULL: all) hold each lexeme, exact (dof_term_stats deltas summed); what a sharded search adds up over shards';
 COMMENT ON FUNCTION dof_collection_stats(text) IS 'A collection''s (NULL: all collections'') chunk count and total length in tokens, exact';
@@ -352,7 +370,7 @@ COMMENT ON FUNCTION dof_query_vector(regconfig, text) IS 'The query''s own tsvec
 COMMENT ON FUNCTION dof_text_score_internal(anyelement, double precision, text[], double precision[], double precision, anyelement) IS 'Internal: the text leg''s score of one tsvector, its BM25 plus, for each two neighbouring words of the query (query_vector: dof_query_vector; NULL: BM25 alone) the tsvector has as neighbours at the same distance, dof_bm25_pair_weight() times their mean IDF, plus dof_bm25_window()''s weight times the most IDF of distinct query lexemes within its positions of the tsvector';
 COMMENT ON FUNCTION dof_bm25_window() IS 'How many consecutive positions of a chunk the text leg looks at for the query''s words together (30), and what the best such window''s IDF (its distinct query lexemes'') adds to the score, times it (0.25, by measurement)';
 COMMENT ON FUNCTION dof_bm25_pair_weight() IS 'What two neighbouring words of the query that a chunk has as neighbours at the same distance add to the text leg''s score, times their mean IDF (0.5, by measurement)';
-COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words without dof_query_stopwords (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) unless the query has a double quote, whose phrases are read as written but for dof_spelling (setiembre is septiembre); a dash between spaces, or two or more together, separates words (PLANEA 2017 - 2022, ley--decreto), -word excludes, and of dashes with only blanks or ! & | ( ) < between them only the last';
+COMMENT ON FUNCTION dof_query_tsquery(regconfig, text) IS 'The tsquery of a search (websearch syntax), its words read by dof_query_words without dof_query_stopwords (DS-092-2002-EF matches as ds 092 2002 ef, CUSCO/GR as cusco gr) outside double quotes; a quoted phrase is read as written but for dof_spelling (setiembre is septiembre); a dash between spaces, or two or more together, separates words (PLANEA 2017 - 2022, ley--decreto), -word excludes, and of dashes with only blanks or ! & | ( ) < between them only the last';
 COMMENT ON FUNCTION dof_query_lexemes(tsquery) IS 'The lexemes of querytree(query), distinct and sorted: what BM25 scores and a coordinator sends to every shard';
 COMMENT ON FUNCTION dof_bm25_idfs(double precision[], double precision) IS 'Lucene''s BM25 IDF, ln(1 + (total - n + 0.5) / (n + 0.5)), of each count n of chunks holding a lexeme among total chunks';
 COMMENT ON FUNCTION dof_bm25_selective_idf() IS 'The IDF from which a lexeme is selective (ln 20: in at most about 5% of chunks): match_terms => ''any'' ORs those some chunk holds (every lexeme some chunk holds when none: dof_any_terms_query)';

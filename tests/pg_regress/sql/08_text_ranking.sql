@@ -35,6 +35,14 @@ SELECT dof_any_terms_query('a & b & c', '{a,b,c}', '{6,4,1}', '{0,10,100}') AS a
        dof_any_terms_query('a & b & c', '{a,b,c}', '{6,2,1}', '{0,30,60}') AS none_selective_held,
        dof_any_terms_query('a & b & c', '{a,b,c}', '{6,2,1}', '{0,30,60}', 50) AS none_selective_within_50,
        dof_any_terms_query('a & b', '{a,b}', '{2,1}', '{3000,5000}') AS none_fits;
+-- a phrase or an excluded word is what a match must hold beside those lexemes; an or, a
+-- part the split on & cannot close (a lexeme holding " & ") or nothing within the budget
+-- keeps the query itself
+SELECT dof_any_terms_query('a & b & c <-> d', '{a,b,c,d}', '{5,4,3.5,1}', '{10,100,1000,90000}', 150) AS phrase,
+       dof_any_terms_query('a & !( b <-> c ) & d & !e', '{a,d}', '{5,4}', '{10,100}') AS excluded,
+       dof_any_terms_query('a | b & c', '{a,b,c}', '{5,4,3.5}', '{10,100,1000}') AS with_or;
+SELECT dof_any_terms_query($$'x & y' & z <-> w$$, '{x & y,z,w}', '{5,4,3}', '{10,100,1000}') AS unsplittable,
+       dof_any_terms_query('a & b <-> c', '{a,b,c}', '{5,4,3}', '{3000,5000,6000}') AS phrase_none_fits;
 
 -- 'any' (default), BM25-ranked: in 63 chunks no lexeme is selective ("aduana" is in 3), so
 -- chunks with any of them: the aduana notices first (the heading match, weight A, and the
@@ -53,6 +61,14 @@ SELECT count(*) AS rows FROM dof_text_search('ley federal', 100, 'ranking');
 SELECT count(*) AS rows FROM dof_text_search('ley federal pesquería', 100, 'ranking');
 -- operators keep websearch semantics: a negation is honoured
 SELECT count(*) AS rows FROM dof_text_search('aduana -puerto', 10, 'ranking');
+-- a quoted phrase, or an excluded word, beside a word no chunk holds: the chunks with the
+-- phrase (without the word), ranked by every word; the query itself (every word in one
+-- chunk, 'all') finds nothing
+SELECT d.source_id, t.rank FROM dof_text_search('¿qué regula la ley de "entrada de mercancías" en pesquería?', 10, 'ranking') t
+JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id ORDER BY t.rank;
+SELECT count(*) AS all_rows FROM dof_text_search('¿qué regula la ley de "entrada de mercancías" en pesquería?', 10, 'ranking', match_terms => 'all');
+SELECT d.source_id, t.rank FROM dof_text_search('aduana pesquería -puerto', 10, 'ranking') t
+JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id ORDER BY t.rank;
 -- ts_rank_cd is still available, over the same matches
 SELECT count(*) AS rows, bool_and(text_score > 0) AS scored FROM dof_text_search('ley aduana', 10, 'ranking', ranking => 'ts_rank_cd');
 
@@ -162,6 +178,8 @@ SELECT dof_query_stopwords('¿Cuántos días, SEGÚN el convenio, tras la firma?
 SELECT dof_query_tsquery('dof_spanish', '¿Qué objeto tiene el convenio según la ley?') AS unquoted,
        dof_query_vector('dof_spanish', '¿Cuántos días tras la firma?') AS vector,
        dof_query_tsquery('dof_spanish', '"según el convenio"') AS quoted;
+-- outside double quotes a query's words are read as any query's, inside as written
+SELECT dof_query_tsquery('dof_spanish', 'DS-092-2002-EF "NOM-035-STPS" según "setiembre" 12/04/2024') AS quoted_and_not;
 
 -- bad arguments
 SELECT * FROM dof_text_search('ley', ranking => 'tf-idf');
