@@ -681,9 +681,21 @@ CREATE FUNCTION dof_query_stopwords(query text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN regexp_replace(query, '\m([Ss][Ee][Gg][UuÚú][Nn]|[Tt][Rr][Aa][Ss]|[Hh][Aa][Cc][Ii][Aa]|[Mm][Ee][Dd][Ii][Aa][Nn][Tt][Ee]|[Cc][Uu][AaÁá][Nn][Tt][OoAa][Ss]?|[Cc][Uu][AaÁá][Ll][Ee][Ss]|[Aa][Dd][OoÓó][Nn][Dd][Ee])\M', ' ', 'g');
 
+-- A query with double quotes: its quoted phrases as written, but for the one spelling of a
+-- word (dof_spelling: the stored chunk holds both), and its words outside them as any
+-- query's (dof_query_words, less dof_query_stopwords). A quote anywhere had the whole
+-- query read as written: DS-092-2002-EF beside a quoted name was one phrase. A function
+-- of its own so that dof_query_tsquery, without a subquery, is inlined: a query without
+-- quotes costs what it did.
+CREATE FUNCTION dof_query_phrases(query text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN (SELECT string_agg(CASE WHEN s.i % 2 = 1 THEN dof_query_words(dof_query_stopwords(s.part)) ELSE dof_spelling(s.part) END, '"' ORDER BY s.i)
+            FROM regexp_split_to_table(query, '"') WITH ORDINALITY AS s(part, i));
+COMMENT ON FUNCTION dof_query_phrases(text) IS 'A query with double quotes as dof_query_tsquery reads it: its quoted phrases as written but for dof_spelling, its words outside them as dof_query_words reads them, less dof_query_stopwords';
+
 -- A search's words are read by dof_query_words (a hyphen, a slash or a dot inside an
--- identifier separates words), the query's own tsvector (dof_query_vector) too; a quoted
--- phrase as written, but for the one spelling of a word (dof_spelling). A dash
+-- identifier separates words), the query's own tsvector (dof_query_vector) too; a query
+-- with double quotes by dof_query_phrases (its phrases as written). A dash
 -- between spaces separates, as in titles and ranges ("PLANEA 2017 - 2022"), where
 -- websearch_to_tsquery read it as "not" the next word; -word still excludes. Two dashes or
 -- more together separate words too, and of dashes with only blanks or ! & | ( ) < between
@@ -691,8 +703,7 @@ CREATE FUNCTION dof_query_stopwords(query text) RETURNS text
 CREATE FUNCTION dof_query_tsquery(config regconfig, query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN websearch_to_tsquery(config, regexp_replace(regexp_replace(regexp_replace(
-               (SELECT string_agg(CASE WHEN s.i % 2 = 1 THEN dof_query_words(dof_query_stopwords(s.part)) ELSE dof_spelling(s.part) END, '"' ORDER BY s.i)
-                FROM regexp_split_to_table(query, '"') WITH ORDINALITY AS s(part, i)),
+               CASE WHEN strpos(query, '"') > 0 THEN dof_query_phrases(query) ELSE dof_query_words(dof_query_stopwords(query)) END,
                '-{2,}', ' ', 'g'), '-(?=[[:space:]!&|()<]*-)', ' ', 'g'), '(^|[[:space:]])-+(?=[[:space:]]|$)', '\1', 'g'));
 
 -- The query's own tsvector, its words read as dof_query_tsquery reads them: where each of

@@ -179,7 +179,8 @@ SELECT dof_query_tsquery('dof_spanish', '¿Qué objeto tiene el convenio según 
        dof_query_vector('dof_spanish', '¿Cuántos días tras la firma?') AS vector,
        dof_query_tsquery('dof_spanish', '"según el convenio"') AS quoted;
 -- outside double quotes a query's words are read as any query's, inside as written
-SELECT dof_query_tsquery('dof_spanish', 'DS-092-2002-EF "NOM-035-STPS" según "setiembre" 12/04/2024') AS quoted_and_not;
+SELECT dof_query_tsquery('dof_spanish', 'DS-092-2002-EF "NOM-035-STPS" según "setiembre" 12/04/2024') AS quoted_and_not,
+       dof_query_phrases('DS-092 "NOM-035 según" según') AS phrases;
 
 -- bad arguments
 SELECT * FROM dof_text_search('ley', ranking => 'tf-idf');
