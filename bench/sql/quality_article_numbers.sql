@@ -11,16 +11,10 @@
 -- same with the rule undone (the chunks holding "artículo" indexed again). Prints MRR@10
 -- without / with, and how long the chunks' tsvectors take to build with and without it:
 --   psql -d pg_dof_quality_mixed -f bench/sql/quality_article_numbers.sql
-\set ON_ERROR_STOP on
-\pset pager off
-\pset footer off
-SET client_min_messages = warning;
-BEGIN;
+\ir rule_questions.sql
 CREATE TEMP TABLE ordinal (n integer, word text);
 INSERT INTO ordinal VALUES (1, 'primero'), (2, 'segundo'), (3, 'tercero'), (4, 'cuarto'), (5, 'quinto'),
                            (6, 'sexto'), (7, 'séptimo'), (8, 'octavo'), (9, 'noveno');
-CREATE TEMP TABLE asked AS
-SELECT 'q' || id AS question_id, 'the set''s questions' AS kind, question, corpus_id AS source_id, reference AS answer FROM eval_questions;
 INSERT INTO asked
 SELECT o.what || ' ' || o.id || '-' || o.n || '/' || f.form, o.what || ', ' || f.form, o.identifier || ' artículo ' || f.typed, o.source_id,
        int4multirange(int4range(o.pos - 1, o.pos - 1 + char_length(o.found)))

@@ -10,15 +10,9 @@
 -- then, in a transaction rolled back, the same with the rule undone (the chunks holding such
 -- a date indexed again). Prints MRR@10 without / with:
 --   psql -d pg_dof_quality_mixed -f bench/sql/quality_dates.sql
-\set ON_ERROR_STOP on
-\pset pager off
-\pset footer off
-SET client_min_messages = warning;
-BEGIN;
+\ir rule_questions.sql
 CREATE TEMP TABLE month (n integer, name text);
 INSERT INTO month SELECT i, (ARRAY['enero','febrero','marzo','abril','mayo','junio','julio','agosto','septiembre','octubre','noviembre','diciembre'])[i] FROM generate_series(1, 12) i;
-CREATE TEMP TABLE asked AS
-SELECT 'q' || id AS question_id, 'the set''s questions' AS kind, question, corpus_id AS source_id, reference AS answer FROM eval_questions;
 INSERT INTO asked
 SELECT o.what || ' ' || o.id || '-' || o.n || '/' || f.form, o.what || ', ' || f.form, f.typed, o.source_id,
        int4multirange(int4range(o.pos - 1, o.pos - 1 + char_length(o.found)))

@@ -11,13 +11,7 @@
 -- same with both rules as they were before (the chunks holding such a word indexed again).
 -- Prints MRR@10 without / with:
 --   psql -d pg_dof_quality_mixed -f bench/sql/quality_number_sign.sql
-\set ON_ERROR_STOP on
-\pset pager off
-\pset footer off
-SET client_min_messages = warning;
-BEGIN;
-CREATE TEMP TABLE asked AS
-SELECT 'q' || id AS question_id, 'the set''s questions' AS kind, question, corpus_id AS source_id, reference AS answer FROM eval_questions;
+\ir rule_questions.sql
 INSERT INTO asked
 SELECT 'n' || o.id || '-' || o.n || '/' || f.form, 'lookups, ' || f.form, f.question, o.source_id,
        int4multirange(int4range(o.pos - 1, o.pos - 1 + char_length(o.found)))

@@ -16,14 +16,7 @@
 -- Prints MRR@10 without / with per kind, and the questions whose hybrid rank moved but
 -- for the pasted text:
 --   psql -d pg_dof_quality_mixed -f bench/sql/quality_quoted_phrases.sql
-\set ON_ERROR_STOP on
-\pset pager off
-\pset footer off
-SET client_min_messages = warning;
-BEGIN;
-CREATE TEMP TABLE asked AS
-SELECT 'q' || id AS question_id, 'the set''s questions' AS kind, question, corpus_id AS source_id, reference AS answer
-FROM eval_questions;
+\ir rule_questions.sql
 INSERT INTO asked
 SELECT 'n' || id, 'a name in quotes',
        overlay(question PLACING '"' || m[1] || '"' FROM strpos(question, m[1]) FOR length(m[1])), corpus_id, reference

@@ -10,13 +10,7 @@
 -- (text and hybrid); then, in a transaction rolled back, the same with the rule undone (the
 -- chunks holding such a word indexed again). Prints MRR@10 without / with:
 --   psql -d pg_dof_quality_mixed -f bench/sql/quality_spelling.sql
-\set ON_ERROR_STOP on
-\pset pager off
-\pset footer off
-SET client_min_messages = warning;
-BEGIN;
-CREATE TEMP TABLE asked AS
-SELECT 'q' || id AS question_id, 'the set''s questions' AS kind, question, corpus_id AS source_id, reference AS answer FROM eval_questions;
+\ir rule_questions.sql
 INSERT INTO asked
 SELECT o.what || ' ' || o.id || '-' || o.n || '/' || f.form, o.what || ', ' || f.form,
        CASE WHEN o.what = 'ordinals' THEN o.identifier || ' ' ELSE '' END || f.written, o.source_id,
