@@ -102,11 +102,12 @@ COMMENT ON FUNCTION dof_date_words(text) IS 'Text with each date written in figu
 -- (dof_word_parts): identifiers match however they are typed.
 CREATE FUNCTION dof_query_words(query text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN dof_spelling(regexp_replace(regexp_replace(regexp_replace(regexp_replace(dof_date_words(query), '(^|[^[:alnum:]])([Nn]º)([0-9]+)', '\1\2\3 \3', 'g'),
-                                                                     '°(?=[[:digit:]])', '° ', 'g'),
+    RETURN dof_spelling(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(dof_date_words(query), '(^|[^[:alnum:]])([Nn]º)([0-9]+)', '\1\2\3 \3', 'g'),
+                                                                                    '°(?=[[:digit:]])', '° ', 'g'),
+                                                                     '([,;])(?=[[:alpha:]])|([[:alpha:]][,;])(?=[[:digit:]])', '\1\2 ', 'g'),
                                                       '([[:alnum:]])(?:-|/+)(?=[[:alnum:]])', '\1 ', 'g'),
                                        '([[:alpha:]])\.(?=[[:alnum:]])|([[:digit:]])\.(?=[[:alpha:]])', '\1\2 ', 'g'));
-COMMENT ON FUNCTION dof_query_words(text) IS 'A search''s words as the text leg reads them: a hyphen or slash between letters or digits, and a dot after or before a letter, separates words (DS-092-2002-EF is ds 092 2002 ef, GR CUSCO/GR is gr cusco gr, G.R.PASCO is g r pasco), a number glued to its number sign is followed by the number alone (Nº27056 is Nº27056 27056) and one glued to a degree sign is spaced (N°27056 is N° 27056), a date in figures is its words (dof_date_words: 12/04/2024 is 12 de abril de 2024), and words with two spellings are written the one way (dof_spelling: setiembre is septiembre); a query and a stored chunk''s joined lexemes (dof_word_parts) are read alike';
+COMMENT ON FUNCTION dof_query_words(text) IS 'A search''s words as the text leg reads them: a hyphen or slash between letters or digits, and a dot after or before a letter, separates words (DS-092-2002-EF is ds 092 2002 ef, GR CUSCO/GR is gr cusco gr, G.R.PASCO is g r pasco), a number glued to its number sign is followed by the number alone (Nº27056 is Nº27056 27056) and one glued to a degree sign is spaced (N°27056 is N° 27056), as are words joined by a comma or semicolon without a space (vedas,camaron is vedas, camaron; 1,500 stays), a date in figures is its words (dof_date_words: 12/04/2024 is 12 de abril de 2024), and words with two spellings are written the one way (dof_spelling: setiembre is septiembre); a query and a stored chunk''s joined lexemes (dof_word_parts) are read alike';
 
 -- A lexeme that joins words with a slash or a dot (cusco/gr, ine/cg280/2024,
 -- 097-2024-g.r.pasco/cr, the URL path /grl) is also indexed as the words dof_query_words

@@ -63,7 +63,7 @@ SELECT to_tsvector('dof_spanish', 'NOM-035-STPS-2018') AS hyphenated, to_tsvecto
 SELECT typed, (SELECT d.source_id FROM dof_text_search(typed, 1, 'identificadores') t
                JOIN dof_chunks c ON c.id = t.chunk_id JOIN dof_documents d ON d.id = c.document_id) AS first
 FROM unnest(ARRAY['NOM-035-STPS-2018', 'nom 035 stps 2018', 'NOM 035', 'nom-035-stps', 'DS-092-2002-EF', 'ds 092 2002 ef',
-                  'Decreto Supremo 092-2002-EF', 'decreto supremo nº 092-2002-ef', 'Nº 27056', 'ley 27056', 'LEY N° 27056', 'LEY N°27056',
+                  'Decreto Supremo 092-2002-EF', 'decreto supremo nº 092-2002-ef', 'Nº 27056', 'ley 27056', 'LEY N° 27056', 'LEY N°27056', 'ley,27056', 'seguro,social;salud',
                   'articulo 40.', 'artículo 40', '018-78-TR', 'rm 018 78 tr', 'resolucion ministerial 018-78-tr',
                   'ds 92 2002 ef', 'DS-92-2002-EF', 'rm 18-78-tr', 'resolución ministerial 18 78 tr']) AS typed;
 -- the rules below add lexemes at another's positions through dof_tsvector_add: an entry
@@ -99,9 +99,11 @@ FROM unnest(ARRAY['articulo 1 objeto', 'artículo 1º objeto', 'articulo 2 objet
 -- that writes it glued and the one that writes it spaced (the other one stored first: a tie
 -- would put it first). A degree sign glued to a number (N°454, N.°455) is a separator to
 -- the parser, but websearch_to_tsquery made a phrase of it, 'n' <-> '454', which a body
--- writing Nº failed: a query spaces it, and a temperature (25°C) stays as it is
+-- writing Nº failed: a query spaces it, and a temperature (25°C) stays as it is. So are
+-- words joined by a comma or a semicolon without a space (seguro,social), a phrase to
+-- websearch_to_tsquery too; a number (1,500) stays as it is
 SELECT dof_chunk_tsvector('dof_spanish', '{"ORDENANZA REGIONAL Nº454"}', 'Ley Nº0092', '{}') AS tsv, dof_query_words('Ley Nº27056, nº 5, Juanº1') AS words,
-       dof_query_words('Ley N°27056, N.°455, 25°C') AS degree_sign;
+       dof_query_words('Ley N°27056, N.°455, 25°C') AS degree_sign, dof_query_words('vedas,camarón;golfo ley,27056 1,500') AS commas;
 INSERT INTO dof_documents (collection, source_id, body) VALUES
  ('identificadores', 'or-455', E'# ORDENANZA REGIONAL Nº 455\n\nAprueban el reglamento de pesca.'),
  ('identificadores', 'or-454', E'# ORDENANZA REGIONAL Nº454\n\nAprueban el reglamento de pesca.');
